@@ -1,0 +1,266 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#ifndef itkCudaImage_h
+#define itkCudaImage_h
+
+#include "itkCudaImageDataManager.h"
+#include "itkImage.h"
+#include "itkObjectFactoryBase.h"
+
+namespace itk
+{
+/** \class CudaImage
+ * \brief An itk::Image whose pixel buffer is mirrored on a CUDA device.
+ *
+ * A CudaImage is an Image: every CPU filter, iterator, reader and writer takes
+ * it. Its CudaImageDataManager keeps a device copy of the pixel buffer and
+ * copies between host and device only when the side being accessed is stale.
+ * CUDA filters reach the device memory with
+ * `image->GetCudaDataManager()->GetGPUBufferPointer()` (read and write) or
+ * `GetConstGPUBufferPointer()` (read only).
+ *
+ * CPU accessors keep the copies coherent: const accessors make the CPU copy
+ * current; non-const accessors (GetBufferPointer(), GetPixel(), operator[],
+ * SetPixel(), FillBuffer(), GetPixelContainer(), the accessors) also mark the
+ * GPU copy stale, since the caller may write. Code that writes through a
+ * const-obtained pointer or an iterator outside a filter must call
+ * Modified() afterwards; inside a pipeline, DataHasBeenGenerated() does it.
+ *
+ * Without a CUDA device a CudaImage behaves exactly like an Image and makes
+ * no CUDA call.
+ * \ingroup CudaCommon
+ */
+template <typename TPixel, unsigned int VImageDimension = 2>
+class ITK_TEMPLATE_EXPORT CudaImage : public Image<TPixel, VImageDimension>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(CudaImage);
+
+  using Self = CudaImage;
+  using Superclass = Image<TPixel, VImageDimension>;
+  using Pointer = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+  using ConstWeakPointer = WeakPointer<const Self>;
+
+  itkNewMacro(Self);
+  itkCudaTypeMacro(CudaImage, Image);
+
+  static constexpr unsigned int ImageDimension = VImageDimension;
+
+  using typename Superclass::PixelType;
+  using typename Superclass::ValueType;
+  using typename Superclass::InternalPixelType;
+  using typename Superclass::IOPixelType;
+  using typename Superclass::DirectionType;
+  using typename Superclass::SpacingType;
+  using typename Superclass::PixelContainer;
+  using typename Superclass::SizeType;
+  using typename Superclass::IndexType;
+  using typename Superclass::OffsetType;
+  using typename Superclass::RegionType;
+  using typename Superclass::PointType;
+  using typename Superclass::AccessorType;
+  using typename Superclass::AccessorFunctorType;
+  using typename Superclass::NeighborhoodAccessorFunctorType;
+  using typename Superclass::PixelContainerPointer;
+  using typename Superclass::PixelContainerConstPointer;
+  using typename Superclass::ImageDimensionType;
+  using typename Superclass::IndexValueType;
+  using typename Superclass::SizeValueType;
+  using typename Superclass::OffsetValueType;
+  using typename Superclass::SpacingValueType;
+
+  using DataManagerType = CudaImageDataManager<Self>;
+  using DataManagerPointer = typename DataManagerType::Pointer;
+
+  /** A CudaImage of another pixel type and/or dimension. */
+  template <typename UPixelType, unsigned int UImageDimension = VImageDimension>
+  struct Rebind
+  {
+    using Type = CudaImage<UPixelType, UImageDimension>;
+  };
+  template <typename UPixelType, unsigned int UImageDimension = VImageDimension>
+  using RebindImageType = CudaImage<UPixelType, UImageDimension>;
+
+  /** Allocate the CPU buffer; the CPU copy becomes the current one. */
+  void
+  Allocate(bool initializePixels = false) override;
+
+  /** Release both buffers (other images grafted to this one keep theirs). */
+  void
+  Initialize() override;
+
+  void
+  FillBuffer(const TPixel & value);
+
+  void
+  SetPixel(const IndexType & index, const TPixel & value);
+  const TPixel &
+  GetPixel(const IndexType & index) const;
+  /** Reference for writing: marks the GPU copy stale. */
+  TPixel &
+  GetPixel(const IndexType & index);
+  TPixel &
+  operator[](const IndexType & index);
+  const TPixel &
+  operator[](const IndexType & index) const;
+
+  /** Non-const: CPU copy current, GPU copy stale. Const: CPU copy current. */
+  TPixel *
+  GetBufferPointer() override;
+  const TPixel *
+  GetBufferPointer() const override;
+
+  AccessorType
+  GetPixelAccessor();
+  const AccessorType
+  GetPixelAccessor() const;
+  NeighborhoodAccessorFunctorType
+  GetNeighborhoodAccessor();
+  const NeighborhoodAccessorFunctorType
+  GetNeighborhoodAccessor() const;
+
+  /** Use `container` as the CPU buffer (CPU copy current, GPU copy stale);
+   * detaches from images this one was grafted with. */
+  void
+  SetPixelContainer(PixelContainer * container);
+  PixelContainer *
+  GetPixelContainer();
+  const PixelContainer *
+  GetPixelContainer() const;
+
+  /** A change of the number of buffered pixels invalidates the GPU copy
+   * (after bringing the CPU copy up to date). */
+  void
+  SetBufferedRegion(const RegionType & region) override;
+
+  /** Called by the pipeline after a filter generated this image: unless the
+   * filter asked for the GPU buffer for writing, it wrote on the CPU, so the
+   * GPU copy is stale. */
+  void
+  DataHasBeenGenerated() override;
+
+  /** Make both copies current now (no-op for the GPU side without a device). */
+  void
+  UpdateBuffers();
+
+  DataManagerType *
+  GetDataManager()
+  {
+    return m_DataManager.GetPointer();
+  }
+  const DataManagerType *
+  GetDataManager() const
+  {
+    return m_DataManager.GetPointer();
+  }
+  DataManagerType *
+  GetModifiableDataManager() const
+  {
+    return m_DataManager.GetPointer();
+  }
+
+  /** The usual way to reach the device memory, also from a const image:
+   * `img->GetCudaDataManager()->GetGPUBufferPointer()`. */
+  CudaDataManager::Pointer
+  GetCudaDataManager() const;
+
+  /** Share pixels, metadata and the data manager with `data` (a CudaImage of
+   * the same type). \throws itk::ExceptionObject naming both types otherwise. */
+  void
+  Graft(const Superclass * data) override;
+  void
+  Graft(const DataObject * data) override;
+  virtual void
+  Graft(const Self * data);
+  using Superclass::Graft;
+
+protected:
+  CudaImage();
+  ~CudaImage() override = default;
+  void
+  PrintSelf(std::ostream & os, Indent indent) const override;
+
+private:
+  /** Point the data manager at the current pixel container: CPU copy current. */
+  void
+  BindDataManagerToPixelContainer();
+
+  DataManagerPointer m_DataManager;
+};
+
+/** \class CudaTraits
+ * \brief Maps `Image<P, D>` to `CudaImage<P, D>`; any other type to itself.
+ * \ingroup CudaCommon
+ */
+template <typename T>
+struct CudaTraits
+{
+  using Type = T;
+};
+template <typename TPixel, unsigned int VDimension>
+struct CudaTraits<Image<TPixel, VDimension>>
+{
+  using Type = CudaImage<TPixel, VDimension>;
+};
+
+/** \class CudaImageFactory
+ * \brief Object factory that makes `Image<P, D>::New()` return a
+ * `CudaImage<P, D>` for P in {unsigned char, signed char, int, unsigned int,
+ * float, double} and D in {1, 2, 3}.
+ * \ingroup CudaCommon
+ */
+class CudaCommon_EXPORT CudaImageFactory : public ObjectFactoryBase
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(CudaImageFactory);
+
+  using Self = CudaImageFactory;
+  using Superclass = ObjectFactoryBase;
+  using Pointer = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+
+  const char *
+  GetITKSourceVersion() const override;
+  const char *
+  GetDescription() const override;
+
+  itkFactorylessNewMacro(Self);
+  itkCudaTypeMacro(CudaImageFactory, ObjectFactoryBase);
+
+  /** Register one CudaImageFactory when a CUDA device is available and none is
+   * registered yet; returns true when a factory is (now) registered. */
+  static bool
+  RegisterOneFactory();
+
+protected:
+  CudaImageFactory();
+  ~CudaImageFactory() override = default;
+
+private:
+  template <typename TPixel>
+  void
+  RegisterOverridesForPixel();
+};
+} // namespace itk
+
+#ifndef ITK_MANUAL_INSTANTIATION
+#  include "itkCudaImage.hxx"
+#endif
+
+#endif

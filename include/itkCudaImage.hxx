@@ -1,0 +1,286 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#ifndef itkCudaImage_hxx
+#define itkCudaImage_hxx
+
+#include <typeinfo>
+
+namespace itk
+{
+template <typename TPixel, unsigned int VImageDimension>
+CudaImage<TPixel, VImageDimension>::CudaImage()
+  : m_DataManager(DataManagerType::New())
+{
+  m_DataManager->SetImagePointer(this);
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+void
+CudaImage<TPixel, VImageDimension>::BindDataManagerToPixelContainer()
+{
+  PixelContainer * container = Superclass::GetPixelContainer();
+  const size_t     bytes = container != nullptr ? static_cast<size_t>(container->Size()) * sizeof(TPixel) : 0;
+  m_DataManager->SetBufferSize(bytes);
+  m_DataManager->SetCPUBufferPointer(container != nullptr ? container->GetBufferPointer() : nullptr);
+  m_DataManager->SetCPUDirtyFlag(false);
+  m_DataManager->SetGPUDirtyFlag(true);
+  if (m_DataManager->GetReleaseDirtyGPUBuffer())
+  {
+    m_DataManager->Free();
+  }
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+void
+CudaImage<TPixel, VImageDimension>::Allocate(bool initializePixels)
+{
+  Superclass::Allocate(initializePixels);
+  this->BindDataManagerToPixelContainer();
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+void
+CudaImage<TPixel, VImageDimension>::Initialize()
+{
+  Superclass::Initialize();
+  // The pixel container was replaced: stop sharing buffers with grafted images.
+  m_DataManager->Initialize();
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+void
+CudaImage<TPixel, VImageDimension>::FillBuffer(const TPixel & value)
+{
+  m_DataManager->SetGPUBufferDirty();
+  Superclass::FillBuffer(value);
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+void
+CudaImage<TPixel, VImageDimension>::SetPixel(const IndexType & index, const TPixel & value)
+{
+  m_DataManager->SetGPUBufferDirty();
+  Superclass::SetPixel(index, value);
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+const TPixel &
+CudaImage<TPixel, VImageDimension>::GetPixel(const IndexType & index) const
+{
+  m_DataManager->MakeCPUBufferUpToDate();
+  return Superclass::GetPixel(index);
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+TPixel &
+CudaImage<TPixel, VImageDimension>::GetPixel(const IndexType & index)
+{
+  m_DataManager->SetGPUBufferDirty();
+  return Superclass::GetPixel(index);
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+TPixel & CudaImage<TPixel, VImageDimension>::operator[](const IndexType & index)
+{
+  return this->GetPixel(index);
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+const TPixel & CudaImage<TPixel, VImageDimension>::operator[](const IndexType & index) const
+{
+  return this->GetPixel(index);
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+TPixel *
+CudaImage<TPixel, VImageDimension>::GetBufferPointer()
+{
+  m_DataManager->SetGPUBufferDirty();
+  return Superclass::GetBufferPointer();
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+const TPixel *
+CudaImage<TPixel, VImageDimension>::GetBufferPointer() const
+{
+  m_DataManager->MakeCPUBufferUpToDate();
+  return Superclass::GetBufferPointer();
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+auto
+CudaImage<TPixel, VImageDimension>::GetPixelAccessor() -> AccessorType
+{
+  m_DataManager->SetGPUBufferDirty();
+  return Superclass::GetPixelAccessor();
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+auto
+CudaImage<TPixel, VImageDimension>::GetPixelAccessor() const -> const AccessorType
+{
+  m_DataManager->MakeCPUBufferUpToDate();
+  return Superclass::GetPixelAccessor();
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+auto
+CudaImage<TPixel, VImageDimension>::GetNeighborhoodAccessor() -> NeighborhoodAccessorFunctorType
+{
+  m_DataManager->SetGPUBufferDirty();
+  return Superclass::GetNeighborhoodAccessor();
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+auto
+CudaImage<TPixel, VImageDimension>::GetNeighborhoodAccessor() const -> const NeighborhoodAccessorFunctorType
+{
+  m_DataManager->MakeCPUBufferUpToDate();
+  return Superclass::GetNeighborhoodAccessor();
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+void
+CudaImage<TPixel, VImageDimension>::SetPixelContainer(PixelContainer * container)
+{
+  if (container == Superclass::GetPixelContainer())
+  {
+    return;
+  }
+  Superclass::SetPixelContainer(container);
+  m_DataManager->Initialize();
+  this->BindDataManagerToPixelContainer();
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+auto
+CudaImage<TPixel, VImageDimension>::GetPixelContainer() -> PixelContainer *
+{
+  m_DataManager->SetGPUBufferDirty();
+  return Superclass::GetPixelContainer();
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+auto
+CudaImage<TPixel, VImageDimension>::GetPixelContainer() const -> const PixelContainer *
+{
+  m_DataManager->MakeCPUBufferUpToDate();
+  return Superclass::GetPixelContainer();
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+void
+CudaImage<TPixel, VImageDimension>::SetBufferedRegion(const RegionType & region)
+{
+  const bool sizeChanged =
+    region.GetNumberOfPixels() != this->GetBufferedRegion().GetNumberOfPixels();
+  if (sizeChanged)
+  {
+    // Keep the data (CPU side), drop the device copy of the old layout.
+    m_DataManager->SetGPUBufferDirty();
+    m_DataManager->Free();
+  }
+  Superclass::SetBufferedRegion(region);
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+void
+CudaImage<TPixel, VImageDimension>::DataHasBeenGenerated()
+{
+  Superclass::DataHasBeenGenerated();
+  if (!m_DataManager->IsCPUBufferDirty() && m_DataManager->GetBufferSize() > 0)
+  {
+    m_DataManager->SetGPUBufferDirty();
+  }
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+void
+CudaImage<TPixel, VImageDimension>::UpdateBuffers()
+{
+  m_DataManager->Update();
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+CudaDataManager::Pointer
+CudaImage<TPixel, VImageDimension>::GetCudaDataManager() const
+{
+  return m_DataManager.GetPointer();
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+void
+CudaImage<TPixel, VImageDimension>::Graft(const Self * data)
+{
+  if (data == nullptr)
+  {
+    return;
+  }
+  // Superclass::Graft copies metadata and shares the pixel container through
+  // Image::SetPixelContainer (not ours), then the device side is shared too.
+  Superclass::Graft(static_cast<const Superclass *>(data));
+  m_DataManager->Graft(data->m_DataManager.GetPointer());
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+void
+CudaImage<TPixel, VImageDimension>::Graft(const Superclass * data)
+{
+  if (data == nullptr)
+  {
+    return;
+  }
+  const auto * cudaData = dynamic_cast<const Self *>(data);
+  if (cudaData == nullptr)
+  {
+    itkExceptionMacro("cannot graft an image of type " << data->GetNameOfClass() << " (" << typeid(*data).name()
+                                                       << ") onto a " << this->GetNameOfClass() << " ("
+                                                       << typeid(Self).name() << "): expected the same CudaImage type");
+  }
+  this->Graft(cudaData);
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+void
+CudaImage<TPixel, VImageDimension>::Graft(const DataObject * data)
+{
+  if (data == nullptr)
+  {
+    return;
+  }
+  const auto * cudaData = dynamic_cast<const Self *>(data);
+  if (cudaData == nullptr)
+  {
+    itkExceptionMacro("cannot graft a " << data->GetNameOfClass() << " (" << typeid(*data).name() << ") onto a "
+                                        << this->GetNameOfClass() << " (" << typeid(Self).name()
+                                        << "): expected the same CudaImage type");
+  }
+  this->Graft(cudaData);
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+void
+CudaImage<TPixel, VImageDimension>::PrintSelf(std::ostream & os, Indent indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent << "DataManager:" << std::endl;
+  m_DataManager->Print(os, indent.GetNextIndent());
+}
+} // namespace itk
+
+#endif

@@ -1,0 +1,121 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#ifndef itkCudaImageToImageFilter_hxx
+#define itkCudaImageToImageFilter_hxx
+
+#include "itkCudaUtil.h"
+
+#include <typeinfo>
+
+namespace itk
+{
+template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
+void
+CudaImageToImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GenerateData()
+{
+  if (!m_GPUEnabled)
+  {
+    Superclass::GenerateData();
+    return;
+  }
+  if (!IsCudaAvailable())
+  {
+    try
+    {
+      Superclass::GenerateData();
+    }
+    catch (const ProcessAborted &)
+    {
+      throw;
+    }
+    catch (const ExceptionObject & e)
+    {
+      itkExceptionMacro("no CUDA device is available (" << CudaUnavailableReason() << ") and the CPU implementation of "
+                                                        << this->GetNameOfClass() << " failed: " << e.GetDescription());
+    }
+    return;
+  }
+  this->AllocateOutputs();
+  this->GPUGenerateData();
+}
+
+template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
+void
+CudaImageToImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUGenerateData()
+{
+  itkExceptionMacro(<< this->GetNameOfClass()
+                    << " has no GPU implementation (GPUGenerateData() is not overridden); turn GPUEnabled off to "
+                       "run its CPU parent");
+}
+
+template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
+void
+CudaImageToImageFilter<TInputImage, TOutputImage, TParentImageFilter>::CheckOutputType(const DataObject * output) const
+{
+  if (output != nullptr && dynamic_cast<const TOutputImage *>(output) == nullptr)
+  {
+    itkExceptionMacro("cannot graft a " << output->GetNameOfClass() << " (" << typeid(*output).name()
+                                        << ") as output of " << this->GetNameOfClass() << ": expected a "
+                                        << typeid(TOutputImage).name());
+  }
+}
+
+template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
+void
+CudaImageToImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GraftOutput(CudaOutputImage * output)
+{
+  Superclass::GraftOutput(output);
+}
+
+template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
+void
+CudaImageToImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GraftOutput(
+  const DataObjectIdentifierType & key,
+  CudaOutputImage *                output)
+{
+  Superclass::GraftOutput(key, output);
+}
+
+template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
+void
+CudaImageToImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GraftOutput(DataObject * output)
+{
+  this->CheckOutputType(output);
+  Superclass::GraftOutput(output);
+}
+
+template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
+void
+CudaImageToImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GraftOutput(const DataObjectIdentifierType & key,
+                                                                                   DataObject *                     output)
+{
+  this->CheckOutputType(output);
+  Superclass::GraftOutput(key, output);
+}
+
+template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
+void
+CudaImageToImageFilter<TInputImage, TOutputImage, TParentImageFilter>::PrintSelf(std::ostream & os,
+                                                                                 Indent         indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent << "GPUEnabled: " << (m_GPUEnabled ? "On" : "Off") << std::endl;
+}
+} // namespace itk
+
+#endif

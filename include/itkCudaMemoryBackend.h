@@ -1,0 +1,206 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#ifndef itkCudaMemoryBackend_h
+#define itkCudaMemoryBackend_h
+
+#include "itkCudaError.h"
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+namespace itk
+{
+/** \class CudaMemoryBackend
+ * \brief The device-memory operations CudaCommon's data managers perform.
+ *
+ * Data managers never call the CUDA runtime directly for memory: they go
+ * through the process-wide backend. CudaRuntimeMemoryBackend (the default)
+ * talks to the GPU; CudaEmulatedMemoryBackend keeps "device" buffers in host
+ * memory so that the synchronisation logic can be exercised, and faults
+ * injected, on machines without a GPU.
+ *
+ * Every operation returns a CUDA status instead of throwing; callers turn
+ * failures into itk::ExceptionObject with CUDA_CHECK.
+ * Implementations must be safe to call from several threads at once.
+ * \ingroup CudaCommon
+ */
+class CudaCommon_EXPORT CudaMemoryBackend
+{
+public:
+  virtual ~CudaMemoryBackend();
+
+  /** Short name for messages, e.g. "CUDA runtime". */
+  virtual const char *
+  GetName() const = 0;
+
+  /** True when device buffers can be allocated. */
+  virtual bool
+  IsDeviceAvailable() = 0;
+
+  /** The calling thread's current device (0 when emulated). */
+  virtual cudaError_t
+  GetCurrentDevice(int * device) = 0;
+
+  /** Free and total memory of the current device, in bytes. */
+  virtual cudaError_t
+  GetMemoryInfo(size_t * freeBytes, size_t * totalBytes) = 0;
+
+  /** Allocate `bytes` on `device`; the caller's current device is unchanged. */
+  virtual cudaError_t
+  Allocate(void ** pointer, size_t bytes, int device) = 0;
+
+  /** Release a pointer returned by Allocate() for the same device. */
+  virtual cudaError_t
+  Free(void * pointer, int device) noexcept = 0;
+
+  /** Copies; complete (as seen by later host reads and later device work on
+   * the legacy default stream) when they return. */
+  virtual cudaError_t
+  CopyHostToDevice(void * deviceDestination, const void * hostSource, size_t bytes) = 0;
+  virtual cudaError_t
+  CopyDeviceToHost(void * hostDestination, const void * deviceSource, size_t bytes) = 0;
+  virtual cudaError_t
+  CopyDeviceToDevice(void * deviceDestination, const void * deviceSource, size_t bytes) = 0;
+
+  /** The backend new device buffers use; CudaRuntimeMemoryBackend unless a
+   * test installed another one. */
+  static std::shared_ptr<CudaMemoryBackend>
+  GetDefault();
+
+  /** Install `backend` (nullptr restores the CUDA runtime backend) and return
+   * the previous one. Buffers keep the backend that allocated them, so
+   * swapping while buffers live is safe. */
+  static std::shared_ptr<CudaMemoryBackend>
+  SetDefault(std::shared_ptr<CudaMemoryBackend> backend);
+};
+
+/** \class CudaRuntimeMemoryBackend
+ * \brief CudaMemoryBackend on the CUDA runtime API (cudaMalloc, cudaMemcpy).
+ * \ingroup CudaCommon
+ */
+class CudaCommon_EXPORT CudaRuntimeMemoryBackend : public CudaMemoryBackend
+{
+public:
+  const char *
+  GetName() const override;
+  bool
+  IsDeviceAvailable() override;
+  cudaError_t
+  GetCurrentDevice(int * device) override;
+  cudaError_t
+  GetMemoryInfo(size_t * freeBytes, size_t * totalBytes) override;
+  cudaError_t
+  Allocate(void ** pointer, size_t bytes, int device) override;
+  cudaError_t
+  Free(void * pointer, int device) noexcept override;
+  cudaError_t
+  CopyHostToDevice(void * deviceDestination, const void * hostSource, size_t bytes) override;
+  cudaError_t
+  CopyDeviceToHost(void * hostDestination, const void * deviceSource, size_t bytes) override;
+  cudaError_t
+  CopyDeviceToDevice(void * deviceDestination, const void * deviceSource, size_t bytes) override;
+};
+
+/** \class CudaEmulatedMemoryBackend
+ * \brief A CudaMemoryBackend whose "device" is host memory, for tests.
+ *
+ * It keeps count of live allocations and bytes (so tests can prove nothing
+ * leaked), pretends to have a fixed amount of device memory (so tests can
+ * exhaust it), and can fail the Nth allocation or copy with a chosen CUDA
+ * error (fault injection).
+ * \ingroup CudaCommon
+ */
+class CudaCommon_EXPORT CudaEmulatedMemoryBackend : public CudaMemoryBackend
+{
+public:
+  explicit CudaEmulatedMemoryBackend(size_t capacityBytes = size_t{ 1 } << 30);
+  ~CudaEmulatedMemoryBackend() override;
+
+  const char *
+  GetName() const override;
+  bool
+  IsDeviceAvailable() override;
+  cudaError_t
+  GetCurrentDevice(int * device) override;
+  cudaError_t
+  GetMemoryInfo(size_t * freeBytes, size_t * totalBytes) override;
+  cudaError_t
+  Allocate(void ** pointer, size_t bytes, int device) override;
+  cudaError_t
+  Free(void * pointer, int device) noexcept override;
+  cudaError_t
+  CopyHostToDevice(void * deviceDestination, const void * hostSource, size_t bytes) override;
+  cudaError_t
+  CopyDeviceToHost(void * hostDestination, const void * deviceSource, size_t bytes) override;
+  cudaError_t
+  CopyDeviceToDevice(void * deviceDestination, const void * deviceSource, size_t bytes) override;
+
+  /** Live allocations and their total size. */
+  size_t
+  GetNumberOfLiveAllocations() const;
+  size_t
+  GetLiveBytes() const;
+
+  /** True when `pointer` lies inside a live emulated allocation. */
+  bool
+  IsDevicePointer(const void * pointer) const;
+
+  /** Make the `n`-th allocation from now (1 = the next one) fail with
+   * `error`; 0 disables. Likewise for copies of any direction. */
+  void
+  FailAllocationAfter(unsigned int n, cudaError_t error = cudaErrorMemoryAllocation);
+  void
+  FailCopyAfter(unsigned int n, cudaError_t error = cudaErrorLaunchFailure);
+
+private:
+  bool
+  CopyShouldFail(cudaError_t * error);
+  cudaError_t
+  CheckRange(const void * devicePointer, size_t bytes) const;
+
+  mutable std::mutex                      m_Mutex;
+  size_t                                  m_Capacity;
+  size_t                                  m_LiveBytes{ 0 };
+  std::unordered_map<const void *, size_t> m_Allocations;
+  unsigned int                            m_AllocationCountdown{ 0 };
+  cudaError_t                             m_AllocationError{ cudaSuccess };
+  unsigned int                            m_CopyCountdown{ 0 };
+  cudaError_t                             m_CopyError{ cudaSuccess };
+};
+
+/** Installs a backend for the lifetime of the object and restores the
+ * previous one afterwards (tests). */
+class CudaCommon_EXPORT CudaMemoryBackendOverride
+{
+public:
+  explicit CudaMemoryBackendOverride(std::shared_ptr<CudaMemoryBackend> backend);
+  ~CudaMemoryBackendOverride();
+  CudaMemoryBackendOverride(const CudaMemoryBackendOverride &) = delete;
+  CudaMemoryBackendOverride &
+  operator=(const CudaMemoryBackendOverride &) = delete;
+
+private:
+  std::shared_ptr<CudaMemoryBackend> m_Previous;
+};
+} // namespace itk
+
+#endif

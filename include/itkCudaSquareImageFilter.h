@@ -1,0 +1,73 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#ifndef itkCudaSquareImageFilter_h
+#define itkCudaSquareImageFilter_h
+
+#include "itkCudaInPlaceImageFilter.h"
+#include "itkSquareImageFilter.h"
+
+namespace itk
+{
+/** \class CudaSquareImageFilter
+ * \brief Squares every pixel on the GPU; the example CUDA filter.
+ *
+ * TImage is a CudaImage of any dimension. In place by default (the input's
+ * buffers are reused). Without a CUDA device, or with GPUEnabled off, ITK's
+ * SquareImageFilter computes the same pixels on the CPU.
+ *
+ * The GPU path needs the input's buffered region to equal the output's
+ * requested region (no streaming yet); otherwise Update() throws.
+ * \ingroup CudaCommon
+ */
+template <typename TImage>
+class ITK_TEMPLATE_EXPORT CudaSquareImageFilter
+  : public CudaInPlaceImageFilter<TImage, TImage, SquareImageFilter<TImage, TImage>>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(CudaSquareImageFilter);
+
+  using Self = CudaSquareImageFilter;
+  using Superclass = CudaInPlaceImageFilter<TImage, TImage, SquareImageFilter<TImage, TImage>>;
+  using GPUSuperclass = Superclass;
+  using CPUSuperclass = SquareImageFilter<TImage, TImage>;
+  using Pointer = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+
+  itkNewMacro(Self);
+  itkCudaTypeMacro(CudaSquareImageFilter, CudaInPlaceImageFilter);
+
+  using ImageType = TImage;
+  using PixelType = typename TImage::PixelType;
+
+  static_assert(std::is_same<TImage, CudaImage<PixelType, TImage::ImageDimension>>::value,
+                "CudaSquareImageFilter expects an itk::CudaImage");
+
+protected:
+  CudaSquareImageFilter() = default;
+  ~CudaSquareImageFilter() override = default;
+
+  void
+  GPUGenerateData() override;
+};
+} // namespace itk
+
+#ifndef ITK_MANUAL_INSTANTIATION
+#  include "itkCudaSquareImageFilter.hxx"
+#endif
+
+#endif

@@ -1,0 +1,52 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#ifndef itkCudaSquareImageFilter_hxx
+#define itkCudaSquareImageFilter_hxx
+
+#include "itkCudaSquareImage.hcu"
+
+namespace itk
+{
+template <typename TImage>
+void
+CudaSquareImageFilter<TImage>::GPUGenerateData()
+{
+  const ImageType * input = this->GetInput();
+  ImageType *       output = this->GetOutput();
+
+  const auto & inputRegion = input->GetBufferedRegion();
+  const auto & outputRegion = output->GetBufferedRegion();
+  if (inputRegion != outputRegion)
+  {
+    itkExceptionMacro("the GPU path needs the input's buffered region to equal the output's buffered region; input: "
+                      << inputRegion << " output: " << outputRegion);
+  }
+  const size_t numberOfPixels = outputRegion.GetNumberOfPixels();
+  if (numberOfPixels == 0)
+  {
+    return;
+  }
+  // Input first: when running in place, both are the same buffer and the
+  // input's data must reach the device before the output claims it.
+  const auto * in = static_cast<const PixelType *>(input->GetCudaDataManager()->GetConstGPUBufferPointer());
+  auto *       out = static_cast<PixelType *>(output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite());
+  CudaSquareImage<PixelType>(numberOfPixels, in, out);
+}
+} // namespace itk
+
+#endif

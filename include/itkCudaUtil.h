@@ -1,0 +1,98 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#ifndef itkCudaUtil_h
+#define itkCudaUtil_h
+
+/** \file itkCudaUtil.h
+ * \brief Device queries and error handling shared by all CudaCommon classes.
+ *
+ * None of these functions requires a GPU: on a machine without a device or
+ * without a driver they report "nothing available" instead of throwing, except
+ * where a specific device is asked for.
+ * \ingroup CudaCommon
+ */
+
+#include "itkCudaError.h"
+#include "itkMacro.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace itk
+{
+/** Default thread-block edge for 1-, 2- and 3-D kernels: 256, 16 and 4, so a
+ * block holds 256, 16x16 = 256 or 4x4x4 = 64 threads.
+ * \throws itk::ExceptionObject for imageDim 0 or greater than 3. */
+CudaCommon_EXPORT int
+CudaGetLocalBlockSize(unsigned int imageDim);
+
+/** (major, minor) compute capability of `device`.
+ * \throws itk::ExceptionObject naming the device count when the index is invalid. */
+CudaCommon_EXPORT std::pair<int, int>
+GetCudaComputeCapability(int device);
+
+/** Fill `devices` with the properties of every visible device and return their
+ * count: 0 when there is no device or no driver (never throws for that). */
+CudaCommon_EXPORT int
+CudaGetAvailableDevices(std::vector<cudaDeviceProp> & devices);
+
+/** Index of the device with the largest multiprocessor count x clock, computed
+ * once per process; -1 when no device is available. */
+CudaCommon_EXPORT int
+CudaGetMaxFlopsDev();
+
+/** Print the name and main properties of `device` to std::cout (and every
+ * property when verbose). \throws itk::ExceptionObject for an invalid index. */
+CudaCommon_EXPORT void
+CudaPrintDeviceInfo(int device, bool verbose = false);
+
+/** Index of the first device whose name contains `name`, else -1. */
+CudaCommon_EXPORT int
+CudaSelectPlatform(const char * name);
+
+/** True when at least one usable CUDA device exists. Never throws: false on a
+ * machine without a GPU or without a driver. The answer is computed once. */
+CudaCommon_EXPORT bool
+IsCudaAvailable();
+
+/** Why IsCudaAvailable() is false ("" when it is true), e.g.
+ * "cudaErrorNoDevice: no CUDA-capable device is detected". */
+CudaCommon_EXPORT std::string
+CudaUnavailableReason();
+
+/** Restores the calling thread's current device on destruction, so that
+ * library code can work on any device without changing the caller's. */
+class CudaCommon_EXPORT CudaDeviceGuard
+{
+public:
+  /** Make `device` current (when it is not already). A negative device
+   * leaves the current device alone. \throws itk::ExceptionObject. */
+  explicit CudaDeviceGuard(int device);
+  ~CudaDeviceGuard();
+  CudaDeviceGuard(const CudaDeviceGuard &) = delete;
+  CudaDeviceGuard &
+  operator=(const CudaDeviceGuard &) = delete;
+
+private:
+  int m_PreviousDevice{ -1 };
+  bool m_Changed{ false };
+};
+} // namespace itk
+
+#endif

@@ -1,0 +1,618 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#include "itkCudaDataManager.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <string>
+
+namespace itk
+{
+// ---------------------------------------------------------------------------
+// GPUMemPointer
+
+GPUMemPointer::~GPUMemPointer()
+{
+  const cudaError_t error = this->Release();
+  if (error != cudaSuccess)
+  {
+    itkWarningMacro("releasing " << m_BufferSize << " bytes of device memory failed: " << cudaGetErrorName(error)
+                                 << " (" << cudaGetErrorString(error) << ")");
+  }
+}
+
+cudaError_t
+GPUMemPointer::Release() noexcept
+{
+  cudaError_t error = cudaSuccess;
+  if (m_Owner && m_Pointer != nullptr && m_Backend)
+  {
+    error = m_Backend->Free(m_Pointer, m_Device);
+  }
+  m_Pointer = nullptr;
+  m_Owner = false;
+  m_Device = -1;
+  m_Backend.reset();
+  return error;
+}
+
+void
+GPUMemPointer::Allocate(size_t bufferSize)
+{
+  this->Free();
+  auto backend = CudaMemoryBackend::GetDefault();
+  if (!backend->IsDeviceAvailable())
+  {
+    itkExceptionMacro("cannot allocate " << bufferSize << " bytes of device memory: no CUDA device is available ("
+                                         << CudaUnavailableReason() << ")");
+  }
+  int device = 0;
+  CUDA_CHECK(backend->GetCurrentDevice(&device));
+  void *            pointer = nullptr;
+  const cudaError_t error = backend->Allocate(&pointer, bufferSize, device);
+  if (error != cudaSuccess)
+  {
+    size_t freeBytes = 0;
+    size_t totalBytes = 0;
+    const bool   known = backend->GetMemoryInfo(&freeBytes, &totalBytes) == cudaSuccess;
+    std::ostringstream message;
+    message << "cannot allocate " << bufferSize << " bytes on CUDA device " << device << ": " << cudaGetErrorName(error)
+            << " (" << cudaGetErrorString(error) << ")";
+    if (known)
+    {
+      message << "; the device has " << freeBytes << " of " << totalBytes << " bytes free";
+    }
+    itkExceptionMacro(<< message.str());
+  }
+  m_Pointer = pointer;
+  m_BufferSize = bufferSize;
+  m_Owner = true;
+  m_Device = device;
+  m_Backend = std::move(backend);
+  this->Modified();
+}
+
+void
+GPUMemPointer::Free()
+{
+  const size_t      bytes = m_BufferSize;
+  const cudaError_t error = this->Release();
+  m_BufferSize = 0;
+  this->Modified();
+  if (error != cudaSuccess)
+  {
+    itkExceptionMacro("freeing " << bytes << " bytes of device memory failed: " << cudaGetErrorName(error) << " ("
+                                 << cudaGetErrorString(error) << ")");
+  }
+}
+
+void
+GPUMemPointer::SetPointer(void * pointer)
+{
+  if (pointer == m_Pointer)
+  {
+    return;
+  }
+  const size_t bytes = m_BufferSize;
+  const cudaError_t error = this->Release();
+  m_Pointer = pointer;
+  m_BufferSize = bytes;
+  this->Modified();
+  if (error != cudaSuccess)
+  {
+    itkExceptionMacro("freeing the previous device buffer failed: " << cudaGetErrorName(error));
+  }
+}
+
+void
+GPUMemPointer::PrintSelf(std::ostream & os, Indent indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent << "Pointer: " << m_Pointer << std::endl;
+  os << indent << "BufferSize: " << m_BufferSize << std::endl;
+  os << indent << "Owner: " << (m_Owner ? "yes" : "no (borrowed)") << std::endl;
+  os << indent << "Device: " << m_Device << std::endl;
+  os << indent << "Backend: " << (m_Backend ? m_Backend->GetName() : "none") << std::endl;
+}
+
+// ---------------------------------------------------------------------------
+// CudaDataManager
+
+struct CudaDataManager::SharedState
+{
+  mutable std::mutex Mutex;
+  size_t             BufferSize{ 0 };
+  void *             CPUBuffer{ nullptr };
+  // Read without the lock on the fast paths of const CPU access.
+  std::atomic<bool>      CPUDirty{ false };
+  std::atomic<bool>      GPUDirty{ false };
+  GPUMemPointer::Pointer GPUBuffer{ GPUMemPointer::New() };
+  int                    BufferFlag{ 0 };
+  CudaTransferStatistics Statistics;
+  TimeStamp              SynchronizationTime;
+
+  bool
+  HasGPUBuffer() const
+  {
+    return GPUBuffer->GetPointer() != nullptr;
+  }
+  void
+  Touch()
+  {
+    SynchronizationTime.Modified();
+  }
+};
+
+namespace
+{
+bool
+ParseReleaseDirtyGPUBuffers(const char * value)
+{
+  if (value == nullptr)
+  {
+    return true;
+  }
+  std::string text(value);
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return !(text == "0" || text == "false" || text == "off" || text == "no");
+}
+} // namespace
+
+bool
+CudaDataManager::GetReleaseDirtyGPUBufferDefault()
+{
+  return ParseReleaseDirtyGPUBuffers(std::getenv("ITK_RELEASE_DIRTY_GPU_BUFFERS"));
+}
+
+CudaDataManager::CudaDataManager()
+  : m_State(std::make_shared<SharedState>())
+  , m_ReleaseDirtyGPUBuffer(GetReleaseDirtyGPUBufferDefault())
+{}
+
+CudaDataManager::~CudaDataManager() = default;
+
+ModifiedTimeType
+CudaDataManager::GetSynchronizationTime(const SharedState & state)
+{
+  return state.SynchronizationTime.GetMTime();
+}
+
+void
+CudaDataManager::SetBufferSize(size_t num)
+{
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  if (state->BufferSize != num)
+  {
+    state->BufferSize = num;
+    if (state->GPUBuffer->IsOwner())
+    {
+      state->GPUBuffer->Free();
+    }
+    state->Touch();
+    this->Modified();
+  }
+}
+
+size_t
+CudaDataManager::GetBufferSize() const
+{
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  return state->BufferSize;
+}
+
+void
+CudaDataManager::SetBufferFlag(int flags)
+{
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  state->BufferFlag = flags;
+}
+
+void
+CudaDataManager::SetCPUBufferPointer(void * ptr)
+{
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  state->CPUBuffer = ptr;
+  state->Touch();
+  this->Modified();
+}
+
+void
+CudaDataManager::SetGPUBufferPointer(void * ptr)
+{
+  if (ptr == nullptr)
+  {
+    itkExceptionMacro("SetGPUBufferPointer expects a device pointer to " << this->GetBufferSize()
+                                                                           << " bytes, got a null pointer");
+  }
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  state->GPUBuffer->SetPointer(ptr);
+  state->GPUBuffer->SetBufferSize(state->BufferSize);
+  state->Touch();
+  this->Modified();
+}
+
+void
+CudaDataManager::SetGPUBufferPointer(uint64_t address)
+{
+  this->SetGPUBufferPointer(reinterpret_cast<void *>(static_cast<uintptr_t>(address)));
+}
+
+size_t
+CudaDataManager::GetGPUBufferSize() const
+{
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  return state->HasGPUBuffer() ? state->GPUBuffer->GetBufferSize() : 0;
+}
+
+void
+CudaDataManager::SetCPUDirtyFlag(bool isDirty)
+{
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  state->CPUDirty = isDirty;
+  state->Touch();
+}
+
+void
+CudaDataManager::SetGPUDirtyFlag(bool isDirty)
+{
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  state->GPUDirty = isDirty;
+  state->Touch();
+}
+
+bool
+CudaDataManager::IsCPUBufferDirty() const
+{
+  return std::atomic_load(&m_State)->CPUDirty.load();
+}
+
+bool
+CudaDataManager::IsGPUBufferDirty() const
+{
+  return std::atomic_load(&m_State)->GPUDirty.load();
+}
+
+void
+CudaDataManager::UpdateCPUBufferLocked(SharedState & state)
+{
+  if (!state.CPUDirty)
+  {
+    return;
+  }
+  if (!state.HasGPUBuffer())
+  {
+    itkExceptionMacro("the CPU copy is marked stale but there is no GPU copy to read it from: "
+                      "the data of this buffer of "
+                      << state.BufferSize << " bytes is lost (flags set by hand?)");
+  }
+  if (state.CPUBuffer == nullptr && state.BufferSize > 0)
+  {
+    state.CPUBuffer = this->AllocateCPUBufferForDownload();
+    if (state.CPUBuffer == nullptr)
+    {
+      itkExceptionMacro("the GPU copy of " << state.BufferSize
+                                           << " bytes must be copied to the CPU, but there is no CPU buffer");
+    }
+  }
+  if (state.BufferSize > 0)
+  {
+    CUDA_CHECK(
+      state.GPUBuffer->GetBackend()->CopyDeviceToHost(state.CPUBuffer, state.GPUBuffer->GetPointer(), state.BufferSize));
+    ++state.Statistics.DeviceToHostCount;
+    state.Statistics.DeviceToHostBytes += state.BufferSize;
+  }
+  state.CPUDirty = false;
+  state.Touch();
+}
+
+void
+CudaDataManager::AllocateGPUBufferLocked(SharedState & state)
+{
+  if (state.HasGPUBuffer() && state.GPUBuffer->GetBufferSize() == state.BufferSize)
+  {
+    return;
+  }
+  if (state.CPUDirty)
+  {
+    itkExceptionMacro("the GPU copy is the only current copy but its buffer is gone; the data is lost "
+                      "(flags set by hand?)");
+  }
+  state.GPUBuffer->Allocate(state.BufferSize);
+  // A new device buffer holds garbage until the CPU copy is uploaded.
+  state.GPUDirty = true;
+  state.Touch();
+}
+
+void
+CudaDataManager::UpdateGPUBufferLocked(SharedState & state)
+{
+  if (state.BufferSize == 0)
+  {
+    itkExceptionMacro("cannot make the GPU copy current: the buffer size is 0 (image not allocated?)");
+  }
+  if (!CudaMemoryBackend::GetDefault()->IsDeviceAvailable() && !state.HasGPUBuffer())
+  {
+    itkExceptionMacro("cannot make the GPU copy current: no CUDA device is available (" << CudaUnavailableReason()
+                                                                                        << ")");
+  }
+  this->AllocateGPUBufferLocked(state);
+  if (!state.CPUDirty && !state.GPUDirty && this->CPUBufferModifiedExternally(state))
+  {
+    state.GPUDirty = true;
+  }
+  if (!state.GPUDirty)
+  {
+    return;
+  }
+  if (state.CPUDirty)
+  {
+    itkExceptionMacro("both the CPU and the GPU copies are marked stale; no copy holds the data");
+  }
+  if (state.CPUBuffer == nullptr)
+  {
+    itkExceptionMacro("the CPU copy of " << state.BufferSize
+                                         << " bytes must be copied to the GPU, but there is no CPU buffer");
+  }
+  CUDA_CHECK(
+    state.GPUBuffer->GetBackend()->CopyHostToDevice(state.GPUBuffer->GetPointer(), state.CPUBuffer, state.BufferSize));
+  ++state.Statistics.HostToDeviceCount;
+  state.Statistics.HostToDeviceBytes += state.BufferSize;
+  state.GPUDirty = false;
+  state.Touch();
+}
+
+void
+CudaDataManager::MarkGPUBufferStaleLocked(SharedState & state)
+{
+  state.GPUDirty = true;
+  state.Touch();
+  if (m_ReleaseDirtyGPUBuffer && state.GPUBuffer->IsOwner())
+  {
+    state.GPUBuffer->Free();
+  }
+}
+
+void
+CudaDataManager::UpdateCPUBuffer()
+{
+  auto     state = std::atomic_load(&m_State);
+  if (!state->CPUDirty)
+  {
+    return;
+  }
+  LockType lock(state->Mutex);
+  this->UpdateCPUBufferLocked(*state);
+}
+
+void
+CudaDataManager::UpdateGPUBuffer()
+{
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  this->UpdateGPUBufferLocked(*state);
+}
+
+bool
+CudaDataManager::Update()
+{
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  if (state->CPUDirty && state->GPUDirty)
+  {
+    itkExceptionMacro("both the CPU and the GPU copies are marked stale; no copy holds the data");
+  }
+  this->UpdateCPUBufferLocked(*state);
+  if (!CudaMemoryBackend::GetDefault()->IsDeviceAvailable() && !state->HasGPUBuffer())
+  {
+    return false;
+  }
+  if (state->BufferSize > 0)
+  {
+    this->UpdateGPUBufferLocked(*state);
+  }
+  return true;
+}
+
+void
+CudaDataManager::SetCPUBufferDirty()
+{
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  this->UpdateGPUBufferLocked(*state);
+  state->CPUDirty = true;
+  state->Touch();
+}
+
+void
+CudaDataManager::SetGPUBufferDirty()
+{
+  auto state = std::atomic_load(&m_State);
+  if (state->GPUDirty && !state->CPUDirty)
+  {
+    return; // already in the requested state: the fast path of CPU writes
+  }
+  LockType lock(state->Mutex);
+  this->UpdateCPUBufferLocked(*state);
+  this->MarkGPUBufferStaleLocked(*state);
+}
+
+void *
+CudaDataManager::GetGPUBufferPointer()
+{
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  this->UpdateGPUBufferLocked(*state);
+  state->CPUDirty = true;
+  state->Touch();
+  return state->GPUBuffer->GetPointer();
+}
+
+const void *
+CudaDataManager::GetConstGPUBufferPointer()
+{
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  this->UpdateGPUBufferLocked(*state);
+  return state->GPUBuffer->GetPointer();
+}
+
+void *
+CudaDataManager::GetGPUBufferPointerForOverwrite()
+{
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  if (state->BufferSize == 0)
+  {
+    itkExceptionMacro("cannot provide a GPU buffer: the buffer size is 0 (image not allocated?)");
+  }
+  if (!state->HasGPUBuffer() && !CudaMemoryBackend::GetDefault()->IsDeviceAvailable())
+  {
+    itkExceptionMacro("cannot provide a GPU buffer: no CUDA device is available (" << CudaUnavailableReason() << ")");
+  }
+  this->AllocateGPUBufferLocked(*state);
+  state->GPUDirty = false;
+  state->CPUDirty = true;
+  state->Touch();
+  return state->GPUBuffer->GetPointer();
+}
+
+void *
+CudaDataManager::GetGPUBufferPointerPtr()
+{
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  this->UpdateGPUBufferLocked(*state);
+  state->CPUDirty = true;
+  state->Touch();
+  return state->GPUBuffer->GetPointerPtr();
+}
+
+void *
+CudaDataManager::GetCPUBufferPointer()
+{
+  this->SetGPUBufferDirty();
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  return state->CPUBuffer;
+}
+
+const void *
+CudaDataManager::GetConstCPUBufferPointer()
+{
+  this->UpdateCPUBuffer();
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  return state->CPUBuffer;
+}
+
+void
+CudaDataManager::Allocate()
+{
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  if (state->BufferSize == 0)
+  {
+    itkExceptionMacro("cannot allocate the GPU buffer: the buffer size is 0");
+  }
+  this->AllocateGPUBufferLocked(*state);
+}
+
+void
+CudaDataManager::Free()
+{
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  if (!state->HasGPUBuffer())
+  {
+    return;
+  }
+  this->UpdateCPUBufferLocked(*state);
+  state->GPUBuffer->Free();
+  state->GPUDirty = true;
+  state->Touch();
+}
+
+void
+CudaDataManager::Initialize()
+{
+  std::atomic_store(&m_State, std::make_shared<SharedState>());
+  this->Modified();
+}
+
+void
+CudaDataManager::Graft(const CudaDataManager * data)
+{
+  if (data == nullptr || data == this)
+  {
+    return;
+  }
+  std::atomic_store(&m_State, std::atomic_load(&data->m_State));
+  this->Modified();
+}
+
+bool
+CudaDataManager::SharesBuffersWith(const CudaDataManager * other) const
+{
+  return other != nullptr && std::atomic_load(&m_State) == std::atomic_load(&other->m_State);
+}
+
+CudaTransferStatistics
+CudaDataManager::GetTransferStatistics() const
+{
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  return state->Statistics;
+}
+
+void
+CudaDataManager::ResetTransferStatistics()
+{
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  state->Statistics = CudaTransferStatistics{};
+}
+
+void
+CudaDataManager::PrintSelf(std::ostream & os, Indent indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  auto     state = std::atomic_load(&m_State);
+  LockType lock(state->Mutex);
+  os << indent << "BufferSize: " << state->BufferSize << std::endl;
+  os << indent << "BufferFlag: " << state->BufferFlag << std::endl;
+  os << indent << "CPUBuffer: " << state->CPUBuffer << std::endl;
+  os << indent << "GPUBuffer: " << state->GPUBuffer->GetPointer() << " (" << state->GPUBuffer->GetBufferSize()
+     << " bytes, " << (state->GPUBuffer->IsOwner() ? "owned" : "borrowed") << ")" << std::endl;
+  os << indent << "IsCPUBufferDirty: " << state->CPUDirty << std::endl;
+  os << indent << "IsGPUBufferDirty: " << state->GPUDirty << std::endl;
+  os << indent << "ReleaseDirtyGPUBuffer: " << m_ReleaseDirtyGPUBuffer << std::endl;
+  os << indent << "Shared with other managers: " << (state.use_count() > 2 ? "yes" : "no") << std::endl;
+  os << indent << "Transfers host->device: " << state->Statistics.HostToDeviceCount << " ("
+     << state->Statistics.HostToDeviceBytes << " bytes), device->host: " << state->Statistics.DeviceToHostCount << " ("
+     << state->Statistics.DeviceToHostBytes << " bytes)" << std::endl;
+}
+} // namespace itk

@@ -1,0 +1,360 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#include "itkCudaMemoryBackend.h"
+#include "itkCudaUtil.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace itk
+{
+namespace
+{
+std::mutex &
+DefaultBackendMutex()
+{
+  static std::mutex mutex;
+  return mutex;
+}
+
+std::shared_ptr<CudaMemoryBackend> &
+DefaultBackendSlot()
+{
+  static std::shared_ptr<CudaMemoryBackend> backend = std::make_shared<CudaRuntimeMemoryBackend>();
+  return backend;
+}
+} // namespace
+
+CudaMemoryBackend::~CudaMemoryBackend() = default;
+
+std::shared_ptr<CudaMemoryBackend>
+CudaMemoryBackend::GetDefault()
+{
+  std::lock_guard<std::mutex> lock(DefaultBackendMutex());
+  return DefaultBackendSlot();
+}
+
+std::shared_ptr<CudaMemoryBackend>
+CudaMemoryBackend::SetDefault(std::shared_ptr<CudaMemoryBackend> backend)
+{
+  if (!backend)
+  {
+    backend = std::make_shared<CudaRuntimeMemoryBackend>();
+  }
+  std::lock_guard<std::mutex> lock(DefaultBackendMutex());
+  std::swap(DefaultBackendSlot(), backend);
+  return backend;
+}
+
+// ---------------------------------------------------------------------------
+
+const char *
+CudaRuntimeMemoryBackend::GetName() const
+{
+  return "CUDA runtime";
+}
+
+bool
+CudaRuntimeMemoryBackend::IsDeviceAvailable()
+{
+  return IsCudaAvailable();
+}
+
+cudaError_t
+CudaRuntimeMemoryBackend::GetCurrentDevice(int * device)
+{
+  return cudaGetDevice(device);
+}
+
+cudaError_t
+CudaRuntimeMemoryBackend::GetMemoryInfo(size_t * freeBytes, size_t * totalBytes)
+{
+  return cudaMemGetInfo(freeBytes, totalBytes);
+}
+
+cudaError_t
+CudaRuntimeMemoryBackend::Allocate(void ** pointer, size_t bytes, int device)
+{
+  int current = 0;
+  cudaError_t error = cudaGetDevice(&current);
+  if (error != cudaSuccess)
+  {
+    return error;
+  }
+  if (current != device && (error = cudaSetDevice(device)) != cudaSuccess)
+  {
+    return error;
+  }
+  error = cudaMalloc(pointer, bytes);
+  if (error != cudaSuccess)
+  {
+    *pointer = nullptr;
+    cudaGetLastError(); // an allocation failure is not sticky: clear it
+  }
+  if (current != device)
+  {
+    const cudaError_t restore = cudaSetDevice(current);
+    if (error == cudaSuccess)
+    {
+      error = restore;
+    }
+  }
+  return error;
+}
+
+cudaError_t
+CudaRuntimeMemoryBackend::Free(void * pointer, int device) noexcept
+{
+  int current = 0;
+  cudaError_t error = cudaGetDevice(&current);
+  if (error != cudaSuccess)
+  {
+    return error;
+  }
+  if (device >= 0 && current != device && (error = cudaSetDevice(device)) != cudaSuccess)
+  {
+    return error;
+  }
+  error = cudaFree(pointer);
+  if (device >= 0 && current != device)
+  {
+    cudaSetDevice(current);
+  }
+  return error;
+}
+
+cudaError_t
+CudaRuntimeMemoryBackend::CopyHostToDevice(void * deviceDestination, const void * hostSource, size_t bytes)
+{
+  return cudaMemcpy(deviceDestination, hostSource, bytes, cudaMemcpyHostToDevice);
+}
+
+cudaError_t
+CudaRuntimeMemoryBackend::CopyDeviceToHost(void * hostDestination, const void * deviceSource, size_t bytes)
+{
+  return cudaMemcpy(hostDestination, deviceSource, bytes, cudaMemcpyDeviceToHost);
+}
+
+cudaError_t
+CudaRuntimeMemoryBackend::CopyDeviceToDevice(void * deviceDestination, const void * deviceSource, size_t bytes)
+{
+  return cudaMemcpy(deviceDestination, deviceSource, bytes, cudaMemcpyDeviceToDevice);
+}
+
+// ---------------------------------------------------------------------------
+
+CudaEmulatedMemoryBackend::CudaEmulatedMemoryBackend(size_t capacityBytes)
+  : m_Capacity(capacityBytes)
+{}
+
+CudaEmulatedMemoryBackend::~CudaEmulatedMemoryBackend()
+{
+  for (auto & allocation : m_Allocations)
+  {
+    std::free(const_cast<void *>(allocation.first));
+  }
+}
+
+const char *
+CudaEmulatedMemoryBackend::GetName() const
+{
+  return "emulated (host memory)";
+}
+
+bool
+CudaEmulatedMemoryBackend::IsDeviceAvailable()
+{
+  return true;
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::GetCurrentDevice(int * device)
+{
+  *device = 0;
+  return cudaSuccess;
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::GetMemoryInfo(size_t * freeBytes, size_t * totalBytes)
+{
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  *freeBytes = m_Capacity - m_LiveBytes;
+  *totalBytes = m_Capacity;
+  return cudaSuccess;
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::Allocate(void ** pointer, size_t bytes, int device)
+{
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  *pointer = nullptr;
+  if (device != 0)
+  {
+    return cudaErrorInvalidDevice;
+  }
+  if (m_AllocationCountdown > 0 && --m_AllocationCountdown == 0)
+  {
+    return m_AllocationError;
+  }
+  if (bytes > m_Capacity - m_LiveBytes)
+  {
+    return cudaErrorMemoryAllocation;
+  }
+  void * memory = std::malloc(bytes == 0 ? 1 : bytes);
+  if (memory == nullptr)
+  {
+    return cudaErrorMemoryAllocation;
+  }
+  m_Allocations.emplace(memory, bytes);
+  m_LiveBytes += bytes;
+  *pointer = memory;
+  return cudaSuccess;
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::Free(void * pointer, int) noexcept
+{
+  if (pointer == nullptr)
+  {
+    return cudaSuccess;
+  }
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  const auto it = m_Allocations.find(pointer);
+  if (it == m_Allocations.end())
+  {
+    return cudaErrorInvalidValue;
+  }
+  m_LiveBytes -= it->second;
+  m_Allocations.erase(it);
+  std::free(pointer);
+  return cudaSuccess;
+}
+
+bool
+CudaEmulatedMemoryBackend::CopyShouldFail(cudaError_t * error)
+{
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  if (m_CopyCountdown > 0 && --m_CopyCountdown == 0)
+  {
+    *error = m_CopyError;
+    return true;
+  }
+  return false;
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::CheckRange(const void * devicePointer, size_t bytes) const
+{
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  const auto * address = static_cast<const char *>(devicePointer);
+  for (const auto & allocation : m_Allocations)
+  {
+    const auto * begin = static_cast<const char *>(allocation.first);
+    if (address >= begin && address + bytes <= begin + allocation.second)
+    {
+      return cudaSuccess;
+    }
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::CopyHostToDevice(void * deviceDestination, const void * hostSource, size_t bytes)
+{
+  cudaError_t error = cudaSuccess;
+  if (this->CopyShouldFail(&error) || (error = this->CheckRange(deviceDestination, bytes)) != cudaSuccess)
+  {
+    return error;
+  }
+  std::memcpy(deviceDestination, hostSource, bytes);
+  return cudaSuccess;
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::CopyDeviceToHost(void * hostDestination, const void * deviceSource, size_t bytes)
+{
+  cudaError_t error = cudaSuccess;
+  if (this->CopyShouldFail(&error) || (error = this->CheckRange(deviceSource, bytes)) != cudaSuccess)
+  {
+    return error;
+  }
+  std::memcpy(hostDestination, deviceSource, bytes);
+  return cudaSuccess;
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::CopyDeviceToDevice(void * deviceDestination, const void * deviceSource, size_t bytes)
+{
+  cudaError_t error = cudaSuccess;
+  if (this->CopyShouldFail(&error) || (error = this->CheckRange(deviceSource, bytes)) != cudaSuccess ||
+      (error = this->CheckRange(deviceDestination, bytes)) != cudaSuccess)
+  {
+    return error;
+  }
+  std::memmove(deviceDestination, deviceSource, bytes);
+  return cudaSuccess;
+}
+
+size_t
+CudaEmulatedMemoryBackend::GetNumberOfLiveAllocations() const
+{
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  return m_Allocations.size();
+}
+
+size_t
+CudaEmulatedMemoryBackend::GetLiveBytes() const
+{
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  return m_LiveBytes;
+}
+
+bool
+CudaEmulatedMemoryBackend::IsDevicePointer(const void * pointer) const
+{
+  return this->CheckRange(pointer, 0) == cudaSuccess;
+}
+
+void
+CudaEmulatedMemoryBackend::FailAllocationAfter(unsigned int n, cudaError_t error)
+{
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  m_AllocationCountdown = n;
+  m_AllocationError = error;
+}
+
+void
+CudaEmulatedMemoryBackend::FailCopyAfter(unsigned int n, cudaError_t error)
+{
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  m_CopyCountdown = n;
+  m_CopyError = error;
+}
+
+// ---------------------------------------------------------------------------
+
+CudaMemoryBackendOverride::CudaMemoryBackendOverride(std::shared_ptr<CudaMemoryBackend> backend)
+  : m_Previous(CudaMemoryBackend::SetDefault(std::move(backend)))
+{}
+
+CudaMemoryBackendOverride::~CudaMemoryBackendOverride()
+{
+  CudaMemoryBackend::SetDefault(std::move(m_Previous));
+}
+} // namespace itk
