@@ -75,8 +75,10 @@ public:
   using typename Superclass::RegionType;
   using typename Superclass::PointType;
   using typename Superclass::AccessorType;
-  using typename Superclass::AccessorFunctorType;
-  using typename Superclass::NeighborhoodAccessorFunctorType;
+  // Functors bound to CudaImage, so that iterators templated over it
+  // (neighborhood iterators and their boundary conditions) find its types.
+  using AccessorFunctorType = DefaultPixelAccessorFunctor<Self>;
+  using NeighborhoodAccessorFunctorType = NeighborhoodAccessorFunctor<Self>;
   using typename Superclass::PixelContainerPointer;
   using typename Superclass::PixelContainerConstPointer;
   using typename Superclass::ImageDimensionType;

@@ -143,7 +143,7 @@ auto
 CudaImage<TPixel, VImageDimension>::GetNeighborhoodAccessor() -> NeighborhoodAccessorFunctorType
 {
   m_DataManager->SetGPUBufferDirty();
-  return Superclass::GetNeighborhoodAccessor();
+  return NeighborhoodAccessorFunctorType();
 }
 
 template <typename TPixel, unsigned int VImageDimension>
@@ -151,7 +151,7 @@ auto
 CudaImage<TPixel, VImageDimension>::GetNeighborhoodAccessor() const -> const NeighborhoodAccessorFunctorType
 {
   m_DataManager->MakeCPUBufferUpToDate();
-  return Superclass::GetNeighborhoodAccessor();
+  return NeighborhoodAccessorFunctorType();
 }
 
 template <typename TPixel, unsigned int VImageDimension>

@@ -26,8 +26,9 @@ namespace itk
 /** \class CudaSquareImageFilter
  * \brief Squares every pixel on the GPU; the example CUDA filter.
  *
- * TImage is a CudaImage of any dimension. In place by default (the input's
- * buffers are reused). Without a CUDA device, or with GPUEnabled off, ITK's
+ * TImage is a CudaImage of any dimension. Runs in place by default, unlike
+ * ITK's SquareImageFilter: the output reuses the input's buffers and the input
+ * is released after the update; call InPlaceOff() to keep the input. Without a CUDA device, or with GPUEnabled off, ITK's
  * SquareImageFilter computes the same pixels on the CPU.
  *
  * The GPU path needs the input's buffered region to equal the output's
@@ -58,7 +59,7 @@ public:
                 "CudaSquareImageFilter expects an itk::CudaImage");
 
 protected:
-  CudaSquareImageFilter() = default;
+  CudaSquareImageFilter() { this->InPlaceOn(); }
   ~CudaSquareImageFilter() override = default;
 
   void
