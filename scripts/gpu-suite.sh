@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs every GPU check on a machine with a CUDA device, from a build tree made
+# by scripts/stage-gpu-build.sh: the CTest suite, the demo, and the whole
+# GoogleTest suite under compute-sanitizer's memcheck (with leak check),
+# racecheck, initcheck and synccheck. Prints one summary line per check and
+# keeps the full logs in $OUT (or <build>/gpu-logs).
+#
+# Usage: scripts/gpu-suite.sh [build-dir]
+set -uo pipefail
+build=$(cd "${1:-build-gpu}" && pwd)
+out=${OUT:-$build/gpu-logs}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$build/runtime:$build/src${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+status=0
+summary=()
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+
+# The consumer test configures a project against an installed ITK: not on a GPU host.
+ctest --test-dir "$build" -E 'consumer' --output-on-failure -j4 > "$out/ctest.log" 2>&1 || status=1
+summary+=("ctest: $(grep -E 'tests passed|tests failed' "$out/ctest.log" | tail -n 1); skipped: $(grep -c 'Skipped' "$out/ctest.log")")
+
+rc=0
+"$build/examples/CudaCommonDemo" --size 256 > "$out/demo.log" 2>&1 || rc=$?
+[ $rc -eq 0 ] || status=1
+summary+=("demo 256^3: exit $rc; $(tail -n 1 "$out/demo.log")")
+
+# Tests provoke CUDA API errors on purpose (out of memory, invalid device,
+# invalid launch configuration), so only device-side errors are counted.
+for tool in memcheck racecheck initcheck synccheck; do
+  extra=()
+  [ "$tool" = memcheck ] && extra=(--leak-check full)
+  compute-sanitizer --tool "$tool" "${extra[@]}" --report-api-errors no \
+    "$build/test/CudaCommonGTests" --gtest_brief=1 > "$out/sanitizer-$tool.log" 2>&1 || status=1
+  summary+=("compute-sanitizer $tool: $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$out/sanitizer-$tool.log" | tr '\n' ' ')$(grep -E '^\[  (PASSED|FAILED)' "$out/sanitizer-$tool.log" | tr '\n' ' ')")
+done
+
+printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
+exit $status

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Install what building and testing CudaCommon needs from Debian 12's packages
+# (the CUDA toolkit is expected at /usr/local/cuda). Does nothing when all of
+# it is installed already. Runs as root, or through sudo.
+set -euo pipefail
+
+packages=(
+  cmake
+  ninja-build
+  g++
+  libinsighttoolkit5-dev
+  libgtest-dev
+  libgmock-dev
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}\n' "$package" 2>/dev/null | grep -q '^install ok installed$'; then
+    missing+=("$package")
+  fi
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all packages present (${packages[*]})"
+  exit 0
+fi
+
+as_root=()
+if [[ $(id -u) -ne 0 ]]; then
+  if ! command -v sudo >/dev/null; then
+    echo "install-deps: missing ${missing[*]}; run as root to install them" >&2
+    exit 1
+  fi
+  as_root=(sudo)
+fi
+echo "install-deps: installing ${missing[*]}"
+"${as_root[@]}" apt-get update
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y --no-install-recommends "${missing[@]}"

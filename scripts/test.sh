@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Install the dependencies if needed, build CudaCommon and run every test.
+#   scripts/test.sh [ctest arguments...]     e.g. scripts/test.sh -R Demo
+# Tests that need a GPU report "skipped" on a machine without one.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_dir=${BUILD_DIR:-$root/build}
+
+"$root/scripts/install-deps.sh"
+"$root/scripts/build.sh"
+ctest --test-dir "$build_dir" --output-on-failure -j2 "$@"
