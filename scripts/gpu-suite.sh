@@ -17,7 +17,8 @@ summary=()
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 
 # The consumer test configures a project against an installed ITK: not on a GPU host.
-ctest --test-dir "$build" -E 'consumer' --output-on-failure -j4 > "$out/ctest.log" 2>&1 || status=1
+# One test at a time: the memory probe test measures device-wide memory use.
+ctest --test-dir "$build" -E 'consumer' --output-on-failure -j1 > "$out/ctest.log" 2>&1 || status=1
 summary+=("ctest: $(grep -E 'tests passed|tests failed' "$out/ctest.log" | tail -n 1); skipped: $(grep -c 'Skipped' "$out/ctest.log")")
 
 rc=0
@@ -32,7 +33,7 @@ for tool in memcheck racecheck initcheck synccheck; do
   [ "$tool" = memcheck ] && extra=(--leak-check full)
   compute-sanitizer --tool "$tool" "${extra[@]}" --report-api-errors no \
     "$build/test/CudaCommonGTests" --gtest_brief=1 > "$out/sanitizer-$tool.log" 2>&1 || status=1
-  summary+=("compute-sanitizer $tool: $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$out/sanitizer-$tool.log" | tr '\n' ' ')$(grep -E '^\[  (PASSED|FAILED)' "$out/sanitizer-$tool.log" | tr '\n' ' ')")
+  summary+=("compute-sanitizer $tool: $(grep -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tr '\n' ' ')$(grep -E '^\[  (PASSED|FAILED)' "$out/sanitizer-$tool.log" | tr '\n' ' ')")
 done
 
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"

@@ -25,6 +25,8 @@
 #include "gtest/gtest.h"
 
 #include <memory>
+#include <mutex>
+#include <unordered_map>
 #include <string>
 
 /** Skip the current test, visibly, on a machine without a usable CUDA device. */
@@ -64,6 +66,46 @@ BackendName(const ::testing::TestParamInfo<Backend> & info)
   return info.param == Backend::Emulated ? "Emulated" : "Cuda";
 }
 
+/** The CUDA runtime backend, counting its own live allocations, so that tests
+ * prove what this process freed even while other processes use the GPU
+ * (cudaMemGetInfo is device-wide). */
+class CountingRuntimeBackend : public CudaRuntimeMemoryBackend
+{
+public:
+  cudaError_t
+  Allocate(void ** pointer, size_t bytes, int device) override
+  {
+    const cudaError_t error = CudaRuntimeMemoryBackend::Allocate(pointer, bytes, device);
+    if (error == cudaSuccess)
+    {
+      std::lock_guard<std::mutex> lock(m_Mutex);
+      m_Live.emplace(*pointer, bytes);
+    }
+    return error;
+  }
+  cudaError_t
+  Free(void * pointer, int device) noexcept override
+  {
+    const cudaError_t error = CudaRuntimeMemoryBackend::Free(pointer, device);
+    if (error == cudaSuccess)
+    {
+      std::lock_guard<std::mutex> lock(m_Mutex);
+      m_Live.erase(pointer);
+    }
+    return error;
+  }
+  size_t
+  GetNumberOfLiveAllocations() const
+  {
+    std::lock_guard<std::mutex> lock(m_Mutex);
+    return m_Live.size();
+  }
+
+private:
+  mutable std::mutex                       m_Mutex;
+  std::unordered_map<const void *, size_t> m_Live;
+};
+
 /** Fixture that runs each test once on the emulated backend and once on the
  * GPU, so the synchronisation logic is proven both in CI and on hardware. */
 class BackendTest : public ::testing::TestWithParam<Backend>
@@ -75,7 +117,8 @@ protected:
     if (GetParam() == Backend::Cuda)
     {
       ITK_CUDA_SKIP_WITHOUT_GPU();
-      m_Override = std::make_unique<CudaMemoryBackendOverride>(std::make_shared<CudaRuntimeMemoryBackend>());
+      m_Counting = std::make_shared<CountingRuntimeBackend>();
+      m_Override = std::make_unique<CudaMemoryBackendOverride>(m_Counting);
     }
     else
     {
@@ -102,18 +145,15 @@ protected:
     CUDA_CHECK(CudaMemoryBackend::GetDefault()->CopyDeviceToHost(host, device, bytes));
   }
 
-  /** Bytes of device memory in use: exact on the emulated backend, from
-   * cudaMemGetInfo on the GPU. */
+  /** Device allocations made through the active backend and not yet freed. */
   size_t
-  DeviceBytesInUse() const
+  LiveAllocations() const
   {
-    size_t freeBytes = 0;
-    size_t totalBytes = 0;
-    CUDA_CHECK(CudaMemoryBackend::GetDefault()->GetMemoryInfo(&freeBytes, &totalBytes));
-    return totalBytes - freeBytes;
+    return m_Emulated ? m_Emulated->GetNumberOfLiveAllocations() : m_Counting->GetNumberOfLiveAllocations();
   }
 
   std::shared_ptr<CudaEmulatedMemoryBackend> m_Emulated;
+  std::shared_ptr<CountingRuntimeBackend>    m_Counting;
   std::unique_ptr<CudaMemoryBackendOverride> m_Override;
 };
 
