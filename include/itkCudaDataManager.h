@@ -65,9 +65,11 @@ public:
   Free();
 
   /** Borrow `pointer` (not freed by us); releases the previous buffer. The
-   * size stays what SetBufferSize() says. */
+   * size stays what SetBufferSize() says. `owner`, when given, is kept alive
+   * for as long as the pointer is borrowed (e.g. the Python array that owns
+   * the memory), and released when it is replaced, freed or destroyed. */
   void
-  SetPointer(void * pointer);
+  SetPointer(void * pointer, std::shared_ptr<const void> owner = nullptr);
 
   void *
   GetPointer() const
@@ -127,6 +129,7 @@ private:
 
   void *                             m_Pointer{ nullptr };
   size_t                             m_BufferSize{ 0 };
+  std::shared_ptr<const void>        m_BorrowedFrom;
   bool                               m_Owner{ false };
   int                                m_Device{ -1 };
   std::shared_ptr<CudaMemoryBackend> m_Backend;
@@ -204,6 +207,10 @@ public:
   SetGPUBufferPointer(void * ptr);
   void
   SetGPUBufferPointer(uint64_t address);
+  /** Same, keeping `owner` alive for as long as any manager sharing these
+   * buffers uses the pointer (see GPUMemPointer::SetPointer()). */
+  void
+  SetGPUBufferPointer(void * ptr, std::shared_ptr<const void> owner);
 
   /** Size of the device buffer, 0 when there is none; no transfer. */
   size_t

@@ -49,6 +49,7 @@ GPUMemPointer::Release() noexcept
   m_Owner = false;
   m_Device = -1;
   m_Backend.reset();
+  m_BorrowedFrom.reset();
   return error;
 }
 
@@ -103,15 +104,20 @@ GPUMemPointer::Free()
 }
 
 void
-GPUMemPointer::SetPointer(void * pointer)
+GPUMemPointer::SetPointer(void * pointer, std::shared_ptr<const void> owner)
 {
   if (pointer == m_Pointer)
   {
+    if (!m_Owner)
+    {
+      m_BorrowedFrom = std::move(owner);
+    }
     return;
   }
   const size_t bytes = m_BufferSize;
   const cudaError_t error = this->Release();
   m_Pointer = pointer;
+  m_BorrowedFrom = std::move(owner);
   m_BufferSize = bytes;
   this->Modified();
   if (error != cudaSuccess)
@@ -127,6 +133,7 @@ GPUMemPointer::PrintSelf(std::ostream & os, Indent indent) const
   os << indent << "Pointer: " << m_Pointer << std::endl;
   os << indent << "BufferSize: " << m_BufferSize << std::endl;
   os << indent << "Owner: " << (m_Owner ? "yes" : "no (borrowed)") << std::endl;
+  os << indent << "BorrowedFrom: " << (m_BorrowedFrom ? "an owner kept alive" : "none") << std::endl;
   os << indent << "Device: " << m_Device << std::endl;
   os << indent << "Backend: " << (m_Backend ? m_Backend->GetName() : "none") << std::endl;
 }
@@ -239,6 +246,12 @@ CudaDataManager::SetCPUBufferPointer(void * ptr)
 void
 CudaDataManager::SetGPUBufferPointer(void * ptr)
 {
+  this->SetGPUBufferPointer(ptr, nullptr);
+}
+
+void
+CudaDataManager::SetGPUBufferPointer(void * ptr, std::shared_ptr<const void> owner)
+{
   if (ptr == nullptr)
   {
     itkExceptionMacro("SetGPUBufferPointer expects a device pointer to " << this->GetBufferSize()
@@ -246,7 +259,7 @@ CudaDataManager::SetGPUBufferPointer(void * ptr)
   }
   auto     state = std::atomic_load(&m_State);
   LockType lock(state->Mutex);
-  state->GPUBuffer->SetPointer(ptr);
+  state->GPUBuffer->SetPointer(ptr, std::move(owner));
   state->GPUBuffer->SetBufferSize(state->BufferSize);
   state->Touch();
   this->Modified();

@@ -67,6 +67,26 @@ TEST_P(GPUMemPointerTest, NeverFreesWhatItBorrows)
   EXPECT_EQ(itk::CudaMemoryBackend::GetDefault()->Free(external, 0), cudaSuccess);
 }
 
+TEST_P(GPUMemPointerTest, KeepsTheOwnerOfABorrowedPointerAlive)
+{
+  void * external = nullptr;
+  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->Allocate(&external, 64, 0));
+  bool released = false;
+  {
+    std::shared_ptr<const void> owner(external, [&](const void *) { released = true; });
+    auto manager = itk::CudaDataManager::New();
+    manager->SetBufferSize(64);
+    manager->SetGPUBufferPointer(external, std::move(owner));
+    auto graft = itk::CudaDataManager::New();
+    graft->Graft(manager);
+    manager = nullptr;
+    EXPECT_FALSE(released); // the graft still uses it
+    graft->Initialize();
+    EXPECT_TRUE(released);
+  }
+  EXPECT_EQ(itk::CudaMemoryBackend::GetDefault()->Free(external, 0), cudaSuccess);
+}
+
 TEST_P(GPUMemPointerTest, OutOfMemoryNamesTheSizes)
 {
   size_t freeBytes = 0;
