@@ -1,0 +1,1394 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+
+// CudaCommonBenchmark: measures what CudaCommon costs next to the ceiling the
+// hardware or ITK sets for the same work, measured in the same run, and prints
+// one table (optionally JSON). docs/performance.md explains every row.
+//
+// Device work is timed with CUDA events; operations the host waits for
+// (transfers through the data manager, pipeline updates) with a steady clock
+// around a cudaDeviceSynchronize. Every row is the median of --repeats timed
+// runs after warm-up runs. Every result is checked once before it is timed,
+// and every timed transfer is checked to be exactly one copy.
+
+#include "itkCudaCommonConfiguration.h"
+#include "itkCudaImage.h"
+#include "itkCudaImageFromImageFilter.h"
+#include "itkCudaSquareImage.hcu"
+#include "itkCudaSquareImageFilter.h"
+#include "itkCudaUtil.h"
+
+#include "itkImage.h"
+#include "itkMultiThreaderBase.h"
+#include "itkSquareImageFilter.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace
+{
+using Clock = std::chrono::steady_clock;
+
+// Largest edge accepted: a 1024^3 double volume is 8 GiB, the host budget.
+constexpr unsigned long MaximumSize = 1024;
+// Untimed runs before the timed ones (module loading, first-touch, allocators).
+constexpr unsigned int WarmUpRuns = 2;
+// The per-image cost is about a microsecond: many more samples than --repeats.
+constexpr unsigned int  PerImageWarmUpRuns = 1000;
+constexpr unsigned int  PerImageRuns = 10000;
+constexpr unsigned long PerImageEdge = 16;
+constexpr unsigned int  ChainLength = 10;
+
+const double NotANumber = std::numeric_limits<double>::quiet_NaN();
+
+struct Options
+{
+  std::vector<unsigned long> sizes{ 256, 512 };
+  unsigned int               repeats{ 10 };
+  std::string                jsonFile;
+};
+
+void
+PrintUsage(std::ostream & os, const char * program)
+{
+  os << "Usage: " << program << " [--sizes N[,N...]] [--repeats R] [--json FILE]\n"
+     << "\n"
+     << "Measures CudaCommon's transfers, square kernel, CudaSquareImageFilter pipelines and image\n"
+     << "allocation next to their ceilings (raw cudaMemcpy, ITK's CPU filter, itk::Image), measured\n"
+     << "in the same run, and prints one table. Without a CUDA device only the CPU rows run.\n"
+     << "\n"
+     << "  --sizes N[,N...]  edges of the N^3 test volumes (default 256,512; each 1 to " << MaximumSize << ")\n"
+     << "  --repeats R       timed runs per measurement, after warm-up; the median is reported (default 10)\n"
+     << "  --json FILE       also write every row to FILE as JSON\n"
+     << "  --help            print this help\n"
+     << "\n"
+     << "docs/performance.md explains every row.\n";
+}
+
+bool
+ParseUnsigned(const std::string & text, unsigned long minimum, unsigned long maximum, unsigned long & value)
+{
+  if (text.empty() || text[0] == '-' || text[0] == '+')
+  {
+    return false;
+  }
+  char * end = nullptr;
+  value = std::strtoul(text.c_str(), &end, 10);
+  return *end == '\0' && value >= minimum && value <= maximum;
+}
+
+/** Parse the command line; returns false (after printing why) on an error. */
+bool
+ParseArguments(int argc, char * argv[], Options & options, bool & helpRequested)
+{
+  helpRequested = false;
+  for (int i = 1; i < argc; ++i)
+  {
+    const std::string argument = argv[i];
+    if (argument == "--help" || argument == "-h")
+    {
+      helpRequested = true;
+      return true;
+    }
+    if (argument != "--sizes" && argument != "--repeats" && argument != "--json")
+    {
+      std::cerr << "Unknown argument '" << argument << "'.\n";
+      return false;
+    }
+    if (i + 1 >= argc)
+    {
+      std::cerr << argument << " expects a value.\n";
+      return false;
+    }
+    const std::string value = argv[++i];
+    if (argument == "--sizes")
+    {
+      options.sizes.clear();
+      std::istringstream list(value);
+      std::string        item;
+      while (std::getline(list, item, ','))
+      {
+        unsigned long size = 0;
+        if (!ParseUnsigned(item, 1, MaximumSize, size))
+        {
+          std::cerr << "--sizes expects a comma-separated list of integers from 1 to " << MaximumSize << ", got '"
+                    << value << "'.\n";
+          return false;
+        }
+        options.sizes.push_back(size);
+      }
+      if (options.sizes.empty())
+      {
+        std::cerr << "--sizes expects at least one size.\n";
+        return false;
+      }
+    }
+    else if (argument == "--repeats")
+    {
+      unsigned long repeats = 0;
+      if (!ParseUnsigned(value, 1, 100000, repeats))
+      {
+        std::cerr << "--repeats expects an integer from 1 to 100000, got '" << value << "'.\n";
+        return false;
+      }
+      options.repeats = static_cast<unsigned int>(repeats);
+    }
+    else
+    {
+      options.jsonFile = value;
+    }
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Statistics and results
+
+/** Median, smallest and largest of the timed runs of one measurement. */
+struct Samples
+{
+  double median{ NotANumber };
+  double minimum{ NotANumber };
+  double maximum{ NotANumber };
+};
+
+Samples
+Summarize(std::vector<double> values)
+{
+  Samples summary;
+  if (values.empty())
+  {
+    return summary;
+  }
+  std::sort(values.begin(), values.end());
+  const size_t middle = values.size() / 2;
+  summary.median = values.size() % 2 == 1 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
+  summary.minimum = values.front();
+  summary.maximum = values.back();
+  return summary;
+}
+
+/** Times in milliseconds -> GB/s (1e9 bytes per second) for `bytes` per run;
+ * the fastest run gives the largest bandwidth. */
+Samples
+ToBandwidth(const Samples & milliseconds, double bytes)
+{
+  const auto rate = [bytes](double ms) { return bytes / (ms * 1.0e-3) / 1.0e9; };
+  return { rate(milliseconds.median), rate(milliseconds.maximum), rate(milliseconds.minimum) };
+}
+
+Samples
+Scaled(const Samples & samples, double factor)
+{
+  return { samples.median * factor, samples.minimum * factor, samples.maximum * factor };
+}
+
+Samples
+Constant(double value)
+{
+  return { value, value, value };
+}
+
+struct Row
+{
+  std::string   name;
+  unsigned long size{ 0 };
+  std::string   shape;
+  Samples       samples;
+  std::string   unit;
+  std::string   ceilingName;
+  double        ceilingValue{ NotANumber };
+
+  /** value / ceiling value; NaN when there is no ceiling. */
+  double
+  Ratio() const
+  {
+    return std::isfinite(ceilingValue) && ceilingValue != 0.0 ? samples.median / ceilingValue : NotANumber;
+  }
+};
+
+std::string
+FormatNumber(double value)
+{
+  if (!std::isfinite(value))
+  {
+    return "-";
+  }
+  std::ostringstream text;
+  const double       magnitude = std::abs(value);
+  if (value == std::floor(value) && magnitude < 1.0e9)
+  {
+    text << std::fixed << std::setprecision(0) << value; // counts
+  }
+  else if (magnitude >= 100.0)
+  {
+    text << std::fixed << std::setprecision(1) << value;
+  }
+  else if (magnitude >= 1.0)
+  {
+    text << std::fixed << std::setprecision(3) << value;
+  }
+  else
+  {
+    text << std::setprecision(4) << value;
+  }
+  return text.str();
+}
+
+std::string
+JsonString(const std::string & text)
+{
+  std::ostringstream out;
+  out << '"';
+  for (const char c : text)
+  {
+    switch (c)
+    {
+      case '"':
+        out << "\\\"";
+        break;
+      case '\\':
+        out << "\\\\";
+        break;
+      case '\n':
+        out << "\\n";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20)
+        {
+          out << "\\u" << std::hex << std::setw(4) << std::setfill('0') << static_cast<int>(c) << std::dec
+              << std::setfill(' ');
+        }
+        else
+        {
+          out << c;
+        }
+    }
+  }
+  out << '"';
+  return out.str();
+}
+
+std::string
+JsonNumber(double value)
+{
+  if (!std::isfinite(value))
+  {
+    return "null";
+  }
+  std::ostringstream out;
+  out << std::setprecision(9) << value;
+  return out.str();
+}
+
+/** The rows measured so far, the notes that qualify them, and the run's context. */
+class Results
+{
+public:
+  void
+  Add(Row row)
+  {
+    m_Rows.push_back(std::move(row));
+  }
+
+  void
+  AddNote(const std::string & note)
+  {
+    std::cout << "Note: " << note << '\n';
+    m_Notes.push_back(note);
+  }
+
+  std::string  device{ "none" };
+  std::string  skipReason;
+  unsigned int repeats{ 0 };
+  unsigned int itkThreads{ 0 };
+
+  bool
+  GPURowsSkipped() const
+  {
+    return !skipReason.empty();
+  }
+
+  void
+  PrintTable(std::ostream & os) const
+  {
+    const std::vector<std::string> header{
+      "measurement", "size", "value", "unit", "ceiling", "ceiling value", "ratio"
+    };
+    std::vector<std::vector<std::string>> cells;
+    for (const Row & row : m_Rows)
+    {
+      cells.push_back({ row.name,
+                        row.shape,
+                        FormatNumber(row.samples.median),
+                        row.unit,
+                        row.ceilingName.empty() ? "-" : row.ceilingName,
+                        FormatNumber(row.ceilingValue),
+                        FormatNumber(row.Ratio()) });
+    }
+    std::vector<size_t> widths(header.size());
+    for (size_t c = 0; c < header.size(); ++c)
+    {
+      widths[c] = header[c].size();
+      for (const auto & line : cells)
+      {
+        widths[c] = std::max(widths[c], line[c].size());
+      }
+    }
+    // Text columns left-aligned, numbers right-aligned.
+    const std::vector<bool> numeric{ false, false, true, false, false, true, true };
+    const auto              printLine = [&](const std::vector<std::string> & line) {
+      for (size_t c = 0; c < line.size(); ++c)
+      {
+        os << (c == 0 ? "" : " | ") << (numeric[c] ? std::right : std::left) << std::setw(static_cast<int>(widths[c]))
+           << line[c];
+      }
+      os << std::left << '\n';
+    };
+    printLine(header);
+    size_t totalWidth = 0;
+    for (const size_t width : widths)
+    {
+      totalWidth += width + 3;
+    }
+    os << std::string(totalWidth - 3, '-') << '\n';
+    for (const auto & line : cells)
+    {
+      printLine(line);
+    }
+    os << std::right;
+    os << "value: median of " << repeats << " timed runs after " << WarmUpRuns
+       << " warm-up runs (per-image rows: " << PerImageRuns << " runs); ratio = value / ceiling value "
+       << "(GB/s rows: higher is better; ms and us rows: lower is better).\n";
+    if (GPURowsSkipped())
+    {
+      os << "GPU rows skipped: " << skipReason << '\n';
+    }
+    for (const std::string & note : m_Notes)
+    {
+      os << "Note: " << note << '\n';
+    }
+  }
+
+  void
+  WriteJson(const std::string & fileName) const
+  {
+    std::ofstream file(fileName);
+    if (!file)
+    {
+      itkGenericExceptionMacro("cannot open '" << fileName << "' for writing the JSON results");
+    }
+    file << "{\n"
+         << "  \"benchmark\": \"CudaCommonBenchmark\",\n"
+         << "  \"cudacommon_version\": " << JsonString(CudaCommon_VERSION_STRING) << ",\n"
+         << "  \"device\": " << JsonString(device) << ",\n"
+         << "  \"gpu_rows_skipped\": " << (GPURowsSkipped() ? "true" : "false") << ",\n"
+         << "  \"skip_reason\": " << JsonString(skipReason) << ",\n"
+         << "  \"repeats\": " << repeats << ",\n"
+         << "  \"warm_up_runs\": " << WarmUpRuns << ",\n"
+         << "  \"itk_threads\": " << itkThreads << ",\n"
+         << "  \"rows\": [";
+    for (size_t i = 0; i < m_Rows.size(); ++i)
+    {
+      const Row & row = m_Rows[i];
+      file << (i == 0 ? "\n" : ",\n") << "    {\"name\": " << JsonString(row.name) << ", \"size\": " << row.size
+           << ", \"shape\": " << JsonString(row.shape) << ", \"value\": " << JsonNumber(row.samples.median)
+           << ", \"min\": " << JsonNumber(row.samples.minimum) << ", \"max\": " << JsonNumber(row.samples.maximum)
+           << ", \"unit\": " << JsonString(row.unit)
+           << ", \"ceiling_name\": " << (row.ceilingName.empty() ? std::string("null") : JsonString(row.ceilingName))
+           << ", \"ceiling_value\": " << JsonNumber(row.ceilingValue) << ", \"ratio\": " << JsonNumber(row.Ratio())
+           << "}";
+    }
+    file << "\n  ],\n  \"notes\": [";
+    for (size_t i = 0; i < m_Notes.size(); ++i)
+    {
+      file << (i == 0 ? "" : ", ") << JsonString(m_Notes[i]);
+    }
+    file << "]\n}\n";
+    if (!file)
+    {
+      itkGenericExceptionMacro("writing the JSON results to '" << fileName << "' failed");
+    }
+  }
+
+private:
+  std::vector<Row>         m_Rows;
+  std::vector<std::string> m_Notes;
+};
+
+std::string
+CubeShape(unsigned long n)
+{
+  return std::to_string(n) + "^3";
+}
+
+std::string
+PlaneShape(unsigned long width, unsigned long height)
+{
+  return std::to_string(width) + "x" + std::to_string(height);
+}
+
+const char *
+PixelName(float)
+{
+  return "float";
+}
+const char *
+PixelName(double)
+{
+  return "double";
+}
+const char *
+PixelName(unsigned char)
+{
+  return "unsigned char";
+}
+
+// ---------------------------------------------------------------------------
+// Test data
+
+/** SplitMix64: a well-mixed 64-bit value for every index, so that the data
+ * has no structure a cache or a compressor could exploit. */
+uint64_t
+MixIndex(uint64_t index, uint64_t seed)
+{
+  uint64_t z = index + seed * 0x9E3779B97F4A7C15ull + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/** Pseudo-random values in [low, high) (floating point) or [low, high]
+ * (integers); never all zero. */
+template <typename T>
+void
+FillPattern(T * data, size_t count, double low, double high, uint64_t seed)
+{
+  for (size_t i = 0; i < count; ++i)
+  {
+    const uint64_t bits = MixIndex(i, seed);
+    if (std::is_floating_point<T>::value)
+    {
+      const double unit = static_cast<double>(bits >> 11) * 0x1.0p-53; // [0, 1)
+      data[i] = static_cast<T>(low + (high - low) * unit);
+    }
+    else
+    {
+      const auto span = static_cast<uint64_t>(high - low) + 1;
+      data[i] = static_cast<T>(low + static_cast<double>(bits % span));
+    }
+  }
+}
+
+/** ITK's SquareImageFilter for one pixel: the square in double precision,
+ * converted back to the pixel type. */
+template <typename T>
+T
+SquareLikeITK(T value)
+{
+  const double real = static_cast<double>(value);
+  return static_cast<T>(real * real);
+}
+
+/** Floating point: equal within a few units in the last place; integers: equal. */
+template <typename T>
+bool
+PixelsMatch(T actual, T expected)
+{
+  if (std::is_floating_point<T>::value)
+  {
+    const double tolerance = 4.0 * std::numeric_limits<T>::epsilon() * std::abs(static_cast<double>(expected));
+    return std::abs(static_cast<double>(actual) - static_cast<double>(expected)) <= tolerance; // false for NaN
+  }
+  return actual == expected;
+}
+
+/** \throws itk::ExceptionObject naming the first pixel where `actual` differs from `expected`. */
+template <typename T>
+void
+CheckPixels(const T * actual, const T * expected, size_t count, const std::string & what)
+{
+  for (size_t i = 0; i < count; ++i)
+  {
+    if (!PixelsMatch(actual[i], expected[i]))
+    {
+      itkGenericExceptionMacro(<< what << ": pixel " << i << " of " << count << " is " << +actual[i] << ", expected "
+                               << +expected[i] << "; the benchmark does not time wrong results");
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// CUDA resources (raw CUDA runtime: the ceilings must not go through CudaCommon)
+
+struct DeviceMemoryDeleter
+{
+  void
+  operator()(void * pointer) const noexcept
+  {
+    const cudaError_t error = cudaFree(pointer);
+    if (error != cudaSuccess)
+    {
+      std::cerr << "Warning: cudaFree failed: " << cudaGetErrorName(error) << '\n';
+    }
+  }
+};
+using DeviceMemory = std::unique_ptr<void, DeviceMemoryDeleter>;
+
+DeviceMemory
+AllocateDeviceMemory(size_t bytes)
+{
+  void * pointer = nullptr;
+  CUDA_CHECK(cudaMalloc(&pointer, bytes));
+  return DeviceMemory(pointer);
+}
+
+struct PinnedMemoryDeleter
+{
+  void
+  operator()(void * pointer) const noexcept
+  {
+    const cudaError_t error = cudaFreeHost(pointer);
+    if (error != cudaSuccess)
+    {
+      std::cerr << "Warning: cudaFreeHost failed: " << cudaGetErrorName(error) << '\n';
+    }
+  }
+};
+using PinnedMemory = std::unique_ptr<void, PinnedMemoryDeleter>;
+
+PinnedMemory
+AllocatePinnedMemory(size_t bytes)
+{
+  void * pointer = nullptr;
+  CUDA_CHECK(cudaMallocHost(&pointer, bytes));
+  return PinnedMemory(pointer);
+}
+
+class CudaEvent
+{
+public:
+  CudaEvent() { CUDA_CHECK(cudaEventCreate(&m_Event)); }
+  ~CudaEvent()
+  {
+    const cudaError_t error = cudaEventDestroy(m_Event);
+    if (error != cudaSuccess)
+    {
+      std::cerr << "Warning: cudaEventDestroy failed: " << cudaGetErrorName(error) << '\n';
+    }
+  }
+  CudaEvent(const CudaEvent &) = delete;
+  CudaEvent &
+  operator=(const CudaEvent &) = delete;
+
+  cudaEvent_t
+  Get() const
+  {
+    return m_Event;
+  }
+
+private:
+  cudaEvent_t m_Event{};
+};
+
+/** Copy `count` elements of device memory to the host and compare them with `expected`. */
+template <typename T>
+void
+CheckDeviceBuffer(const void * device, const T * expected, size_t count, const std::string & what)
+{
+  std::vector<T> actual(count);
+  CUDA_CHECK(cudaMemcpy(actual.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost));
+  CheckPixels(actual.data(), expected, count, what);
+}
+
+// ---------------------------------------------------------------------------
+// Timing
+
+/** Runs `setup` (untimed), then `body` between two reads of a steady clock,
+ * then `check` (untimed), WarmUpRuns + repeats times; returns the timed runs
+ * in milliseconds. With `synchronize`, the device is idle when the clock starts
+ * and `body`'s device work is complete when it stops. */
+template <typename TSetup, typename TBody, typename TCheck>
+Samples
+TimeOnHost(unsigned int warmUps,
+           unsigned int repeats,
+           bool         synchronize,
+           TSetup &&    setup,
+           TBody &&     body,
+           TCheck &&    check)
+{
+  std::vector<double> milliseconds;
+  milliseconds.reserve(repeats);
+  for (unsigned int run = 0; run < warmUps + repeats; ++run)
+  {
+    setup();
+    if (synchronize)
+    {
+      CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    const Clock::time_point start = Clock::now();
+    body();
+    if (synchronize)
+    {
+      CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    const Clock::time_point stop = Clock::now();
+    check();
+    if (run >= warmUps)
+    {
+      milliseconds.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+    }
+  }
+  return Summarize(std::move(milliseconds));
+}
+
+/** Times device work on the legacy default stream with CUDA events. Before
+ * every run the L2 cache is overwritten, so that a buffer that fits in it
+ * (256^3 unsigned char) is read from device memory like a large one. */
+class DeviceTimer
+{
+public:
+  DeviceTimer()
+  {
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    int l2Bytes = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2Bytes, cudaDevAttrL2CacheSize, device));
+    m_FlushBytes = std::max<size_t>(2 * static_cast<size_t>(l2Bytes), size_t{ 64 } << 20);
+    m_Flush = AllocateDeviceMemory(m_FlushBytes);
+  }
+
+  /** `setup` (untimed, e.g. restoring an in-place buffer), cache flush, then
+   * `launch` between two events; returns the timed runs in milliseconds. */
+  template <typename TSetup, typename TLaunch>
+  Samples
+  Time(unsigned int warmUps, unsigned int repeats, TSetup && setup, TLaunch && launch)
+  {
+    std::vector<double> milliseconds;
+    milliseconds.reserve(repeats);
+    for (unsigned int run = 0; run < warmUps + repeats; ++run)
+    {
+      setup();
+      CUDA_CHECK(cudaMemsetAsync(m_Flush.get(), static_cast<int>(run & 0xff), m_FlushBytes, nullptr));
+      CUDA_CHECK(cudaEventRecord(m_Start.Get(), nullptr));
+      launch();
+      CUDA_CHECK(cudaEventRecord(m_Stop.Get(), nullptr));
+      CUDA_CHECK(cudaEventSynchronize(m_Stop.Get()));
+      float elapsed = 0.0f;
+      CUDA_CHECK(cudaEventElapsedTime(&elapsed, m_Start.Get(), m_Stop.Get()));
+      if (run >= warmUps)
+      {
+        milliseconds.push_back(elapsed);
+      }
+    }
+    return Summarize(std::move(milliseconds));
+  }
+
+private:
+  CudaEvent    m_Start;
+  CudaEvent    m_Stop;
+  DeviceMemory m_Flush;
+  size_t       m_FlushBytes{ 0 };
+};
+
+/** \throws itk::ExceptionObject unless exactly `uploads` host->device and
+ * `downloads` device->host copies of `bytes` each happened between the two snapshots. */
+void
+ExpectTransfers(const itk::CudaTransferStatistics & before,
+                const itk::CudaTransferStatistics & after,
+                uint64_t                            uploads,
+                uint64_t                            downloads,
+                uint64_t                            bytes,
+                const std::string &                 what)
+{
+  const uint64_t up = after.HostToDeviceCount - before.HostToDeviceCount;
+  const uint64_t upBytes = after.HostToDeviceBytes - before.HostToDeviceBytes;
+  const uint64_t down = after.DeviceToHostCount - before.DeviceToHostCount;
+  const uint64_t downBytes = after.DeviceToHostBytes - before.DeviceToHostBytes;
+  if (up != uploads || upBytes != uploads * bytes || down != downloads || downBytes != downloads * bytes)
+  {
+    itkGenericExceptionMacro(<< what << ": expected " << uploads << " host->device and " << downloads
+                             << " device->host copies of " << bytes << " bytes per timed run, found " << up << " ("
+                             << upBytes << " bytes) and " << down << " (" << downBytes
+                             << " bytes); the timing would not measure what it claims");
+  }
+}
+
+template <typename TImage>
+typename TImage::SizeType
+CubeSize(unsigned long n)
+{
+  typename TImage::SizeType size;
+  size.Fill(n);
+  return size;
+}
+
+/** An N^3 image of pseudo-random pixels in [low, high) (CPU copy current). */
+template <typename TImage>
+typename TImage::Pointer
+MakeVolume(unsigned long n, double low, double high, uint64_t seed)
+{
+  auto image = TImage::New();
+  image->SetRegions(CubeSize<TImage>(n));
+  image->Allocate();
+  // For a CudaImage the non-const pointer also marks the GPU copy stale.
+  FillPattern(image->GetBufferPointer(), image->GetBufferedRegion().GetNumberOfPixels(), low, high, seed);
+  return image;
+}
+
+// ---------------------------------------------------------------------------
+// Measurements
+
+/** New() + SetRegions() + Allocate() of a 16x16 image, in microseconds. Host
+ * work of about a microsecond: no device synchronisation inside the clock. */
+template <typename TImage>
+Samples
+TimeSmallImageCreation()
+{
+  typename TImage::Pointer  image;
+  typename TImage::SizeType size;
+  size.Fill(PerImageEdge);
+  const Samples milliseconds = TimeOnHost(
+    PerImageWarmUpRuns,
+    PerImageRuns,
+    false,
+    [] {},
+    [&] {
+      image = TImage::New();
+      image->SetRegions(size);
+      image->Allocate();
+    },
+    [&] { image = nullptr; });
+  return Scaled(milliseconds, 1000.0);
+}
+
+void
+MeasurePerImageCost(Results & results)
+{
+  using PlainImage = itk::Image<float, 2>;
+  using CudaImage = itk::CudaImage<float, 2>;
+  // A registered CudaImageFactory would make the reference a CudaImage too.
+  if (dynamic_cast<CudaImage *>(PlainImage::New().GetPointer()) != nullptr)
+  {
+    itkGenericExceptionMacro("itk::Image<float, 2>::New() returned a CudaImage (CudaImageFactory registered?): "
+                             "the per-image reference must be a plain itk::Image");
+  }
+  std::cout << "Per-image cost of New()+SetRegions()+Allocate() (" << PerImageEdge << "x" << PerImageEdge << ")\n";
+  const Samples     plain = TimeSmallImageCreation<PlainImage>();
+  const Samples     cuda = TimeSmallImageCreation<CudaImage>();
+  const std::string shape = PlaneShape(PerImageEdge, PerImageEdge);
+  results.Add(
+    { "CudaImage New+SetRegions+Allocate", PerImageEdge, shape, cuda, "us", "itk::Image, same calls", plain.median });
+  results.Add({ "itk::Image New+SetRegions+Allocate", PerImageEdge, shape, plain, "us", "", NotANumber });
+}
+
+/** New() + SetRegions() + Allocate() of an N^3 image, in milliseconds. The
+ * first warm-up run is the first allocation of that size; every later run
+ * allocates it again after the previous image was destroyed. */
+template <typename TImage>
+Samples
+TimeVolumeAllocation(unsigned long n, unsigned int repeats, bool gpu)
+{
+  typename TImage::Pointer image;
+  return TimeOnHost(
+    WarmUpRuns,
+    repeats,
+    gpu,
+    [] {},
+    [&] {
+      image = TImage::New();
+      image->SetRegions(CubeSize<TImage>(n));
+      image->Allocate();
+    },
+    [&] { image = nullptr; });
+}
+
+void
+MeasureAllocateAgain(Results & results, unsigned long n, const Options & options, bool gpu)
+{
+  std::cout << "[" << CubeShape(n) << "] allocating a float volume of the same size again\n";
+  const Samples plain = TimeVolumeAllocation<itk::Image<float, 3>>(n, options.repeats, gpu);
+  const Samples cuda = TimeVolumeAllocation<itk::CudaImage<float, 3>>(n, options.repeats, gpu);
+  results.Add({ "CudaImage allocate again (New+SetRegions+Allocate)",
+                n,
+                CubeShape(n),
+                cuda,
+                "ms",
+                "itk::Image, same calls",
+                plain.median });
+}
+
+/** Upload and download of `image` through its data manager; `host` is its
+ * CPU buffer and `expected` the pixels it holds. Returns {upload, download}
+ * in GB/s. */
+std::pair<Samples, Samples>
+TimeImageTransfers(itk::CudaImage<float, 3> * image,
+                   float *                    host,
+                   const std::vector<float> & expected,
+                   unsigned int               repeats,
+                   const std::string &        what)
+{
+  const size_t                  count = expected.size();
+  const size_t                  bytes = count * sizeof(float);
+  itk::CudaDataManager::Pointer manager = image->GetCudaDataManager();
+
+  // Checked once before timing: the upload delivers the pixels, and the
+  // download restores a poisoned (stale) CPU copy.
+  manager->SetGPUDirtyFlag(true);
+  CheckDeviceBuffer(manager->GetConstGPUBufferPointer(), expected.data(), count, what + " upload");
+  manager->GetGPUBufferPointer();
+  std::fill(host, host + count, std::numeric_limits<float>::quiet_NaN());
+  manager->UpdateCPUBuffer();
+  CheckPixels(host, expected.data(), count, what + " download");
+
+  itk::CudaTransferStatistics before;
+  const Samples               upload = TimeOnHost(
+    WarmUpRuns,
+    repeats,
+    true,
+    [&] {
+      before = manager->GetTransferStatistics();
+      // The CPU copy stays current: only the flag says the GPU copy is stale.
+      manager->SetGPUDirtyFlag(true);
+    },
+    [&] { manager->GetConstGPUBufferPointer(); },
+    [&] { ExpectTransfers(before, manager->GetTransferStatistics(), 1, 0, bytes, what + " upload"); });
+  const Samples download = TimeOnHost(
+    WarmUpRuns,
+    repeats,
+    true,
+    [&] {
+      before = manager->GetTransferStatistics();
+      // GPU copy current (no copy needed), CPU copy marked stale.
+      manager->GetGPUBufferPointer();
+    },
+    [&] { manager->UpdateCPUBuffer(); },
+    [&] { ExpectTransfers(before, manager->GetTransferStatistics(), 0, 1, bytes, what + " download"); });
+  return { ToBandwidth(upload, static_cast<double>(bytes)), ToBandwidth(download, static_cast<double>(bytes)) };
+}
+
+/** Raw cudaMemcpy between `host` and a device buffer: {host->device, device->host} in GB/s. */
+std::pair<Samples, Samples>
+TimeRawTransfers(float * host, size_t count, unsigned int repeats, const std::string & what)
+{
+  const size_t             bytes = count * sizeof(float);
+  const std::vector<float> expected(host, host + count);
+  DeviceMemory             device = AllocateDeviceMemory(bytes);
+  const auto               noop = [] {};
+  const Samples            upload = TimeOnHost(
+    WarmUpRuns,
+    repeats,
+    true,
+    noop,
+    [&] { CUDA_CHECK(cudaMemcpy(device.get(), host, bytes, cudaMemcpyHostToDevice)); },
+    noop);
+  CheckDeviceBuffer(device.get(), expected.data(), count, what + " host->device");
+  const Samples download = TimeOnHost(
+    WarmUpRuns,
+    repeats,
+    true,
+    noop,
+    [&] { CUDA_CHECK(cudaMemcpy(host, device.get(), bytes, cudaMemcpyDeviceToHost)); },
+    noop);
+  std::fill(host, host + count, std::numeric_limits<float>::quiet_NaN());
+  CUDA_CHECK(cudaMemcpy(host, device.get(), bytes, cudaMemcpyDeviceToHost));
+  CheckPixels(host, expected.data(), count, what + " device->host");
+  return { ToBandwidth(upload, static_cast<double>(bytes)), ToBandwidth(download, static_cast<double>(bytes)) };
+}
+
+void
+MeasureTransfers(Results & results, unsigned long n, const Options & options)
+{
+  using CudaImageType = itk::CudaImage<float, 3>;
+  using PlainImageType = itk::Image<float, 3>;
+  const size_t      count = static_cast<size_t>(n) * n * n;
+  const std::string shape = CubeShape(n);
+  std::cout << "[" << shape << "] host<->device transfers\n";
+
+  // A CudaImage that allocated its own host buffer, against pinned memory.
+  {
+    std::pair<Samples, Samples> pinned;
+    {
+      PinnedMemory pinnedBuffer = AllocatePinnedMemory(count * sizeof(float));
+      auto *       host = static_cast<float *>(pinnedBuffer.get());
+      FillPattern(host, count, 0.5, 1.5, 1);
+      pinned = TimeRawTransfers(host, count, options.repeats, "pinned cudaMemcpy");
+    }
+    auto                     image = MakeVolume<CudaImageType>(n, 0.5, 1.5, 2);
+    float *                  host = image->GetBufferPointer();
+    const std::vector<float> expected(host, host + count);
+    const auto own = TimeImageTransfers(image, host, expected, options.repeats, "CudaImage (own host buffer)");
+    results.Add({ "CudaImage upload, own host buffer",
+                  n,
+                  shape,
+                  own.first,
+                  "GB/s",
+                  "cudaMemcpy H2D, pinned host",
+                  pinned.first.median });
+    results.Add({ "CudaImage download, own host buffer",
+                  n,
+                  shape,
+                  own.second,
+                  "GB/s",
+                  "cudaMemcpy D2H, pinned host",
+                  pinned.second.median });
+  }
+
+  // A CudaImage sharing an itk::Image's (pageable) buffer, against pageable memory.
+  {
+    std::pair<Samples, Samples> pageable;
+    {
+      std::unique_ptr<float[]> pageableBuffer(new float[count]);
+      FillPattern(pageableBuffer.get(), count, 0.5, 1.5, 3);
+      pageable = TimeRawTransfers(pageableBuffer.get(), count, options.repeats, "pageable cudaMemcpy");
+    }
+    auto                     plain = MakeVolume<PlainImageType>(n, 0.5, 1.5, 4);
+    float *                  host = plain->GetBufferPointer();
+    const std::vector<float> expected(host, host + count);
+    auto                     toCuda = itk::CudaImageFromImageFilter<PlainImageType>::New();
+    toCuda->SetInput(plain);
+    toCuda->Update();
+    CudaImageType::Pointer image = toCuda->GetOutput();
+    if (static_cast<const CudaImageType *>(image.GetPointer())->GetBufferPointer() != host)
+    {
+      itkGenericExceptionMacro("CudaImageFromImageFilter's output does not share the itk::Image's buffer "
+                               "(expected the host pointer "
+                               << static_cast<const void *>(host) << "): the foreign-buffer rows would be wrong");
+    }
+    const auto foreign = TimeImageTransfers(image, host, expected, options.repeats, "CudaImage (foreign buffer)");
+    results.Add({ "CudaImage upload, foreign pageable buffer",
+                  n,
+                  shape,
+                  foreign.first,
+                  "GB/s",
+                  "cudaMemcpy H2D, pageable host",
+                  pageable.first.median });
+    results.Add({ "CudaImage download, foreign pageable buffer",
+                  n,
+                  shape,
+                  foreign.second,
+                  "GB/s",
+                  "cudaMemcpy D2H, pageable host",
+                  pageable.second.median });
+  }
+}
+
+/** Poison `out`, run `launch` once and compare `out` with `expected`. */
+template <typename T, typename TLaunch>
+void
+CheckKernel(TLaunch && launch, T * out, const std::vector<T> & expected, const std::string & what)
+{
+  CUDA_CHECK(cudaMemset(out, 0xFF, expected.size() * sizeof(T)));
+  launch();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CheckDeviceBuffer(out, expected.data(), expected.size(), what);
+}
+
+/** The square kernel's launchers on N^3 pixels of type T, out of place in 3-D
+ * and 2-D (N^2 x N pixels) and, with `inPlaceRow`, in place as
+ * CudaSquareImageFilter runs by default; bandwidth counts each pixel read
+ * once and written once. Returns the device-to-device copy bandwidth (GB/s). */
+template <typename T>
+double
+MeasureSquareKernel(Results &       results,
+                    DeviceTimer &   timer,
+                    unsigned long   n,
+                    const Options & options,
+                    double          low,
+                    double          high,
+                    bool            inPlaceRow)
+{
+  const size_t      count = static_cast<size_t>(n) * n * n;
+  const size_t      bytes = count * sizeof(T);
+  const double      traffic = 2.0 * static_cast<double>(bytes);
+  const std::string pixel = PixelName(T{});
+  std::cout << "[" << CubeShape(n) << "] square kernel, " << pixel << " pixels\n";
+
+  std::vector<T> expected(count);
+  DeviceMemory   inBuffer = AllocateDeviceMemory(bytes);
+  DeviceMemory   outBuffer = AllocateDeviceMemory(bytes);
+  T *            in = static_cast<T *>(inBuffer.get());
+  T *            out = static_cast<T *>(outBuffer.get());
+  {
+    std::vector<T> input(count);
+    FillPattern(input.data(), count, low, high, 5);
+    CUDA_CHECK(cudaMemcpy(in, input.data(), bytes, cudaMemcpyHostToDevice));
+    std::transform(input.begin(), input.end(), expected.begin(), SquareLikeITK<T>);
+  }
+  const auto noop = [] {};
+
+  const Samples     copy = timer.Time(WarmUpRuns, options.repeats, noop, [&] {
+    CUDA_CHECK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, nullptr));
+  });
+  const double      ceiling = ToBandwidth(copy, traffic).median;
+  const std::string ceilingName = "cudaMemcpy D2D, read+write";
+
+  int        size3[3] = { static_cast<int>(n), static_cast<int>(n), static_cast<int>(n) };
+  const auto launch3 = [&] { itk::CudaSquareImage3D<T>(size3, in, out); };
+  CheckKernel(launch3, out, expected, "square kernel " + pixel + " 3-D");
+  const Samples time3 = timer.Time(WarmUpRuns, options.repeats, noop, launch3);
+  results.Add(
+    { "square kernel " + pixel + " 3-D", n, CubeShape(n), ToBandwidth(time3, traffic), "GB/s", ceilingName, ceiling });
+
+  int        size2[2] = { static_cast<int>(n * n), static_cast<int>(n) };
+  const auto launch2 = [&] { itk::CudaSquareImage2D<T>(size2, in, out); };
+  CheckKernel(launch2, out, expected, "square kernel " + pixel + " 2-D");
+  const Samples time2 = timer.Time(WarmUpRuns, options.repeats, noop, launch2);
+  results.Add({ "square kernel " + pixel + " 2-D",
+                n,
+                PlaneShape(n * n, n),
+                ToBandwidth(time2, traffic),
+                "GB/s",
+                ceilingName,
+                ceiling });
+
+  if (inPlaceRow)
+  {
+    // Each run squares a fresh copy of the input (restored outside the events).
+    const auto restore = [&] { CUDA_CHECK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, nullptr)); };
+    const auto launchInPlace = [&] { itk::CudaSquareImage<T>(count, out, out); };
+    restore();
+    launchInPlace();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CheckDeviceBuffer(out, expected.data(), count, "square kernel " + pixel + " in place");
+    const Samples timeInPlace = timer.Time(WarmUpRuns, options.repeats, restore, launchInPlace);
+    results.Add({ "square kernel " + pixel + " 3-D in place",
+                  n,
+                  CubeShape(n),
+                  ToBandwidth(timeInPlace, traffic),
+                  "GB/s",
+                  ceilingName,
+                  ceiling });
+  }
+  return ceiling;
+}
+
+/** CudaSquareImageFilter::Update() on a CudaImage whose data is on the host,
+ * then reading the result on the host, against ITK's SquareImageFilter on an
+ * itk::Image with the same pixels. Without a GPU only the CPU row is measured. */
+void
+MeasureEndToEnd(Results & results, unsigned long n, const Options & options, bool gpu)
+{
+  using PlainImageType = itk::Image<float, 3>;
+  using CudaImageType = itk::CudaImage<float, 3>;
+  const size_t       count = static_cast<size_t>(n) * n * n;
+  const std::string  shape = CubeShape(n);
+  const unsigned int threads = itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads();
+  std::cout << "[" << shape << "] square filter end to end\n";
+
+  auto cpuInput = MakeVolume<PlainImageType>(n, 0.5, 1.5, 6);
+  auto cpuFilter = itk::SquareImageFilter<PlainImageType, PlainImageType>::New();
+  cpuFilter->SetInput(cpuInput);
+  cpuFilter->Update();
+  const float *      source = cpuInput->GetBufferPointer();
+  std::vector<float> expected(count);
+  std::transform(source, source + count, expected.begin(), SquareLikeITK<float>);
+  CheckPixels(cpuFilter->GetOutput()->GetBufferPointer(), expected.data(), count, "ITK SquareImageFilter");
+
+  const std::string cpuName = "ITK SquareImageFilter Update, CPU " + std::to_string(threads) + " threads";
+  const Samples     cpu = TimeOnHost(
+    WarmUpRuns, options.repeats, false, [&] { cpuInput->Modified(); }, [&] { cpuFilter->Update(); }, [] {});
+  results.Add({ cpuName, n, shape, cpu, "ms", "", NotANumber });
+  if (!gpu)
+  {
+    return;
+  }
+
+  auto input = CudaImageType::New();
+  input->SetRegions(CubeSize<CudaImageType>(n));
+  input->Allocate();
+  std::copy(source, source + count, input->GetBufferPointer());
+  auto filter = itk::CudaSquareImageFilter<CudaImageType>::New();
+  filter->InPlaceOff(); // keep the input: every run squares the same pixels
+  filter->SetInput(input);
+  filter->Update();
+  CheckPixels(static_cast<const CudaImageType *>(filter->GetOutput())->GetBufferPointer(),
+              expected.data(),
+              count,
+              "CudaSquareImageFilter");
+  expected = std::vector<float>();
+
+  uint64_t      uploads = 0;
+  uint64_t      downloads = 0;
+  const auto    outputManager = [&] { return filter->GetOutput()->GetCudaDataManager(); };
+  const Samples gpuTime = TimeOnHost(
+    WarmUpRuns,
+    options.repeats,
+    true,
+    [&] {
+      input->GetCudaDataManager()->ResetTransferStatistics();
+      outputManager()->ResetTransferStatistics();
+      // As after a CPU write: the next GPU read uploads the input.
+      input->Modified();
+    },
+    [&] {
+      filter->Update();
+      if (static_cast<const CudaImageType *>(filter->GetOutput())->GetBufferPointer() == nullptr)
+      {
+        itkGenericExceptionMacro("CudaSquareImageFilter produced no host buffer");
+      }
+    },
+    [&] {
+      const auto in = input->GetCudaDataManager()->GetTransferStatistics();
+      const auto out = outputManager()->GetTransferStatistics();
+      uploads = std::max(uploads, in.HostToDeviceCount + out.HostToDeviceCount);
+      downloads = std::max(downloads, in.DeviceToHostCount + out.DeviceToHostCount);
+    });
+  results.Add({ "CudaSquareImageFilter Update + host read", n, shape, gpuTime, "ms", cpuName, cpu.median });
+  if (uploads != 1 || downloads != 1)
+  {
+    results.AddNote("end to end at " + shape + ": a run made up to " + std::to_string(uploads) + " host->device and " +
+                    std::to_string(downloads) + " device->host copies (one of each expected)");
+  }
+}
+
+/** Ten out-of-place CudaSquareImageFilters on an image already on the device:
+ * time of Update() of the last one, and the copies between host and device it
+ * caused (none are needed). */
+void
+MeasureChain(Results & results, unsigned long n, const Options & options, double copyBandwidth)
+{
+  using CudaImageType = itk::CudaImage<float, 3>;
+  using FilterType = itk::CudaSquareImageFilter<CudaImageType>;
+  const size_t      count = static_cast<size_t>(n) * n * n;
+  const std::string shape = CubeShape(n);
+  std::cout << "[" << shape << "] chain of " << ChainLength << " square filters on the device\n";
+
+  // x^(2^10) of x in [0.995, 1] lies in [0.006, 1]: finite, not zero.
+  auto               input = MakeVolume<CudaImageType>(n, 0.995, 1.0, 7);
+  std::vector<float> expected(count);
+  {
+    const float * source = static_cast<const CudaImageType *>(input.GetPointer())->GetBufferPointer();
+    std::transform(source, source + count, expected.begin(), [](float value) {
+      for (unsigned int k = 0; k < ChainLength; ++k)
+      {
+        value = SquareLikeITK(value);
+      }
+      return value;
+    });
+  }
+  input->GetCudaDataManager()->GetConstGPUBufferPointer();
+
+  std::vector<FilterType::Pointer> chain;
+  for (unsigned int k = 0; k < ChainLength; ++k)
+  {
+    auto filter = FilterType::New();
+    filter->InPlaceOff();
+    filter->SetInput(k == 0 ? input.GetPointer() : chain.back()->GetOutput());
+    chain.push_back(filter);
+  }
+  chain.back()->Update();
+  CheckPixels(static_cast<const CudaImageType *>(chain.back()->GetOutput())->GetBufferPointer(),
+              expected.data(),
+              count,
+              "chain of square filters");
+  expected = std::vector<float>();
+
+  const auto managers = [&] {
+    std::vector<itk::CudaDataManager::Pointer> all{ input->GetCudaDataManager() };
+    for (const auto & filter : chain)
+    {
+      all.push_back(filter->GetOutput()->GetCudaDataManager());
+    }
+    return all;
+  };
+  unsigned int  run = 0;
+  uint64_t      uploads = 0;
+  uint64_t      downloads = 0;
+  const Samples time = TimeOnHost(
+    WarmUpRuns,
+    options.repeats,
+    true,
+    [&] {
+      for (const auto & manager : managers())
+      {
+        manager->ResetTransferStatistics();
+      }
+      chain.front()->Modified(); // re-runs the whole chain, input untouched
+    },
+    [&] { chain.back()->Update(); },
+    [&] {
+      if (run++ < WarmUpRuns)
+      {
+        return;
+      }
+      uint64_t up = 0;
+      uint64_t down = 0;
+      for (const auto & manager : managers())
+      {
+        const auto statistics = manager->GetTransferStatistics();
+        up += statistics.HostToDeviceCount;
+        down += statistics.DeviceToHostCount;
+      }
+      uploads = std::max(uploads, up);
+      downloads = std::max(downloads, down);
+    });
+
+  const std::string name = "chain of " + std::to_string(ChainLength) + " CudaSquareImageFilters";
+  const double      floorMilliseconds =
+    ChainLength * 2.0 * static_cast<double>(count * sizeof(float)) / (copyBandwidth * 1.0e9) * 1.0e3;
+  results.Add({ name + ", device-resident",
+                n,
+                shape,
+                time,
+                "ms",
+                std::to_string(ChainLength) + " x D2D copy time, same bytes",
+                floorMilliseconds });
+  results.Add({ name + ": host->device copies per run (max)",
+                n,
+                shape,
+                Constant(static_cast<double>(uploads)),
+                "count",
+                "none needed",
+                0.0 });
+  results.Add({ name + ": device->host copies per run (max)",
+                n,
+                shape,
+                Constant(static_cast<double>(downloads)),
+                "count",
+                "none needed",
+                0.0 });
+}
+
+std::string
+DescribeDevice(int device)
+{
+  cudaDeviceProp properties{};
+  CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
+  int driver = 0;
+  int runtime = 0;
+  CUDA_CHECK(cudaDriverGetVersion(&driver));
+  CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  std::ostringstream text;
+  text << "CUDA device " << device << ": " << properties.name << ", compute capability " << properties.major << '.'
+       << properties.minor << ", " << properties.multiProcessorCount << " SMs, " << std::fixed << std::setprecision(1)
+       << static_cast<double>(properties.totalGlobalMem) / (1u << 30) << " GiB, L2 "
+       << static_cast<double>(properties.l2CacheSize) / (1u << 20) << " MiB, driver " << driver / 1000 << '.'
+       << (driver % 1000) / 10 << ", runtime " << runtime / 1000 << '.' << (runtime % 1000) / 10;
+  return text.str();
+}
+
+int
+RunBenchmark(const Options & options)
+{
+  Results results;
+  results.repeats = options.repeats;
+  results.itkThreads = itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads();
+
+  std::cout << "CudaCommon " << CudaCommon_VERSION_STRING << " benchmark\n";
+  const bool gpu = itk::IsCudaAvailable();
+  if (gpu)
+  {
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaFree(nullptr)); // create the context before anything is timed
+    results.device = DescribeDevice(device);
+    std::cout << "GPU rows: measured on " << results.device << '\n';
+  }
+  else
+  {
+    results.skipReason = "no usable CUDA device (" + itk::CudaUnavailableReason() + ")";
+    std::cout << "GPU rows: skipped, " << results.skipReason << "; only the CPU rows run\n";
+  }
+  std::cout << "Sizes:";
+  for (const unsigned long n : options.sizes)
+  {
+    std::cout << ' ' << CubeShape(n);
+  }
+  std::cout << "; " << options.repeats << " timed runs after " << WarmUpRuns << " warm-up runs; ITK threads "
+            << results.itkThreads << '\n';
+
+  MeasurePerImageCost(results);
+  std::unique_ptr<DeviceTimer> timer;
+  if (gpu)
+  {
+    timer = std::make_unique<DeviceTimer>();
+  }
+  for (const unsigned long n : options.sizes)
+  {
+    double copyBandwidth = NotANumber;
+    if (gpu)
+    {
+      MeasureTransfers(results, n, options);
+      copyBandwidth = MeasureSquareKernel<float>(results, *timer, n, options, 0.5, 1.5, true);
+      MeasureSquareKernel<unsigned char>(results, *timer, n, options, 1.0, 15.0, false);
+      MeasureSquareKernel<double>(results, *timer, n, options, 0.5, 1.5, false);
+    }
+    MeasureEndToEnd(results, n, options, gpu);
+    MeasureAllocateAgain(results, n, options, gpu);
+    if (gpu)
+    {
+      MeasureChain(results, n, options, copyBandwidth);
+    }
+  }
+  timer.reset();
+
+  std::cout << '\n';
+  results.PrintTable(std::cout);
+  if (!options.jsonFile.empty())
+  {
+    results.WriteJson(options.jsonFile);
+    std::cout << "Wrote " << options.jsonFile << '\n';
+  }
+  return EXIT_SUCCESS;
+}
+} // namespace
+
+int
+main(int argc, char * argv[])
+{
+  Options options;
+  bool    helpRequested = false;
+  if (!ParseArguments(argc, argv, options, helpRequested))
+  {
+    PrintUsage(std::cerr, argv[0]);
+    return EXIT_FAILURE;
+  }
+  if (helpRequested)
+  {
+    PrintUsage(std::cout, argv[0]);
+    return EXIT_SUCCESS;
+  }
+  try
+  {
+    return RunBenchmark(options);
+  }
+  catch (const itk::ExceptionObject & error)
+  {
+    std::cerr << "Error: " << error << '\n';
+  }
+  catch (const std::exception & error)
+  {
+    std::cerr << "Error: " << error.what() << '\n';
+  }
+  return EXIT_FAILURE;
+}
