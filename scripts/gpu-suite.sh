@@ -5,9 +5,11 @@
 # racecheck, initcheck and synccheck. Prints one summary line per check and
 # keeps the full logs in $OUT (or <build>/gpu-logs).
 #
-# Usage: scripts/gpu-suite.sh [build-dir]
+# Usage: scripts/gpu-suite.sh [build-dir] [--bench]   (--bench also runs the benchmark)
 set -uo pipefail
 build=$(cd "${1:-build-gpu}" && pwd)
+bench=${2:-}
+root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$build/gpu-logs}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$build/runtime:$build/src${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -18,8 +20,15 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 
 # The consumer test configures a project against an installed ITK: not on a GPU host.
 # One test at a time: the memory probe test measures device-wide memory use.
-ctest --test-dir "$build" -E 'consumer' --output-on-failure -j1 > "$out/ctest.log" 2>&1 || status=1
+# The Python tests run below, on their own, for their summary line.
+ctest --test-dir "$build" -E 'consumer|python' --output-on-failure -j1 > "$out/ctest.log" 2>&1 || status=1
 summary+=("ctest: $(grep -E 'tests passed|tests failed' "$out/ctest.log" | tail -n 1); skipped: $(grep -c 'Skipped' "$out/ctest.log")")
+
+if [ -d "$build/wrapping/python" ]; then
+  PYTHONPATH="$build/wrapping/python" python3 -m pytest -q -rs -p no:cacheprovider "$root/wrapping/test" \
+    > "$out/pytest.log" 2>&1 || status=1
+  summary+=("pytest: $(tail -n 1 "$out/pytest.log")")
+fi
 
 rc=0
 "$build/examples/CudaCommonDemo" --size 256 > "$out/demo.log" 2>&1 || rc=$?
@@ -35,6 +44,11 @@ for tool in memcheck racecheck initcheck synccheck; do
     "$build/test/CudaCommonGTests" --gtest_brief=1 > "$out/sanitizer-$tool.log" 2>&1 || status=1
   summary+=("compute-sanitizer $tool: $(grep -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tr '\n' ' ')$(grep -E '^\[  (PASSED|FAILED)' "$out/sanitizer-$tool.log" | tr '\n' ' ')")
 done
+
+if [ "$bench" = --bench ]; then
+  "$build/bench/CudaCommonBenchmark" --sizes 256,512 --json "$out/bench.json" > "$out/bench.log" 2>&1 || status=1
+  summary+=("benchmark: exit status recorded in bench.log; table in bench.log")
+fi
 
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
 exit $status

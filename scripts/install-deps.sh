@@ -11,7 +11,21 @@ packages=(
   libinsighttoolkit5-dev
   libgtest-dev
   libgmock-dev
+  swig
 )
+# Python packages the Python tests and `pip install .` need (PyPI).
+python_packages=(numpy pytest scikit-build-core "itk-core==5.4.*")
+python_modules="numpy, pytest, scikit_build_core, itk"
+python=${PYTHON:-python3}
+
+install_python_packages() {
+  if "$python" -c "import $python_modules" 2>/dev/null; then
+    echo "install-deps: Python packages present (${python_packages[*]})"
+  else
+    echo "install-deps: installing Python packages ${python_packages[*]}"
+    "$python" -m pip install --quiet "${python_packages[@]}"
+  fi
+}
 
 missing=()
 for package in "${packages[@]}"; do
@@ -21,6 +35,7 @@ for package in "${packages[@]}"; do
 done
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all packages present (${packages[*]})"
+  install_python_packages
   exit 0
 fi
 
@@ -36,3 +51,4 @@ echo "install-deps: installing ${missing[*]}"
 "${as_root[@]}" apt-get update
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
   apt-get install -y --no-install-recommends "${missing[@]}"
+install_python_packages

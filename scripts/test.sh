@@ -10,3 +10,11 @@ build_dir=${BUILD_DIR:-$root/build}
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh"
 ctest --test-dir "$build_dir" --output-on-failure -j2 "$@"
+
+# The Python package as users get it: pip install . (a wheel built by
+# scikit-build-core), then the Python tests against the installed package.
+if [[ $# -eq 0 ]]; then
+  python=${PYTHON:-python3}
+  "$python" -m pip install --quiet "$root"
+  (cd "$root" && "$python" -m pytest -q -rs -p no:cacheprovider wrapping/test)
+fi

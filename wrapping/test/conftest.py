@@ -1,0 +1,46 @@
+# Copyright CudaCommon contributors. Licensed under the Apache License, Version 2.0.
+"""Fixtures: GPU tests skip, visibly, where there is no device or no library."""
+
+import gc
+
+import pytest
+
+import itk_cudacommon as icc
+
+
+@pytest.fixture
+def gpu():
+    if not icc.IsCudaAvailable():
+        pytest.skip(f"no CUDA device: {icc.CudaUnavailableReason()}")
+
+
+@pytest.fixture
+def cupy(gpu):
+    return pytest.importorskip("cupy")
+
+
+@pytest.fixture
+def torch(gpu):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch sees no CUDA device")
+    return torch
+
+
+@pytest.fixture
+def jax(gpu):
+    jax = pytest.importorskip("jax")
+    try:
+        jax.devices("gpu")
+    except RuntimeError:
+        pytest.skip("JAX has no GPU backend")
+    return jax
+
+
+@pytest.fixture
+def collect():
+    """Drop every unreachable Python object now."""
+    def run():
+        for _ in range(3):
+            gc.collect()
+    return run
