@@ -15,8 +15,9 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH="$build/runtime:$build/src${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 status=0
 summary=()
+rm -f "$out/sanitizers.log"
 
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+summary+=("GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -n 1)")
 
 # The consumer test configures a project against an installed ITK: not on a GPU host.
 # One test at a time: the memory probe test measures device-wide memory use.
@@ -40,9 +41,12 @@ summary+=("demo 256^3: exit $rc; $(tail -n 1 "$out/demo.log")")
 for tool in memcheck racecheck initcheck synccheck; do
   extra=()
   [ "$tool" = memcheck ] && extra=(--leak-check full)
+  log="$out/sanitizer-$tool.log"
   compute-sanitizer --tool "$tool" "${extra[@]}" --report-api-errors no \
-    "$build/test/CudaCommonGTests" --gtest_brief=1 > "$out/sanitizer-$tool.log" 2>&1 || status=1
-  summary+=("compute-sanitizer $tool: $(grep -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tr '\n' ' ')$(grep -E '^\[  (PASSED|FAILED)' "$out/sanitizer-$tool.log" | tr '\n' ' ')")
+    "$build/test/CudaCommonGTests" --gtest_brief=1 > "$log" 2>&1 || status=1
+  summary+=("compute-sanitizer $tool: $(grep -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log" | tr '\n' ' ')$(grep -E '^\[  (PASSED|FAILED)' "$log" | tr '\n' ' ')")
+  { echo "=== $tool"; cat "$log"; } >> "$out/sanitizers.log"
+  rm -f "$log"  # one file for all four: the device tool returns at most 8 files
 done
 
 if [ "$bench" = --bench ]; then
