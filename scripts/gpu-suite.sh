@@ -19,10 +19,11 @@ rm -f "$out/sanitizers.log"
 
 summary+=("GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -n 1)")
 
-# The consumer test configures a project against an installed ITK: not on a GPU host.
+# Not on a GPU host: the consumer test configures a project against an installed
+# ITK, and it and the benchmark's smoke test run this machine's cmake -P.
 # One test at a time: the memory probe test measures device-wide memory use.
 # The Python tests run below, on their own, for their summary line.
-ctest --test-dir "$build" -E 'consumer|python' --output-on-failure -j1 > "$out/ctest.log" 2>&1 || status=1
+ctest --test-dir "$build" -E 'consumer|python|Benchmark.smoke' --output-on-failure -j1 > "$out/ctest.log" 2>&1 || status=1
 summary+=("ctest: $(grep -E 'tests passed|tests failed' "$out/ctest.log" | tail -n 1); skipped: $(grep -c 'Skipped' "$out/ctest.log")")
 
 if [ -d "$build/wrapping/python" ]; then

@@ -13,7 +13,9 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITEC
   -DCudaCommon_WRAP_PYTHON=ON -DPython_EXECUTABLE="$python" -DCudaCommon_PYTHON_TEST_EXECUTABLE=python3 >/dev/null
 ninja -C "$build"
 bundle=../shared/tools/bundle-runtime-libs
+rm -rf "$build/runtime"  # never keep a stale copy of our own library there
 "$bundle" "$build/runtime" "$build/test/CudaCommonGTests" "$build/examples/CudaCommonDemo" \
   "$build/bench/CudaCommonBenchmark" "$build"/src/libCudaCommon.so "$build"/wrapping/python/itk_cudacommon/_core*.so
+rm -f "$build"/runtime/libCudaCommon.so*  # the build's own copy is used (LD_LIBRARY_PATH)
 find "$build" -name '*.o' -delete
 du -sh "$build"
