@@ -16,12 +16,21 @@
  *
  *=========================================================================*/
 #include "itkCudaSquareImageFilter.h"
+#include "itkCudaSquareImage.hcu"
 #include "itkCudaTestUtilities.h"
 #include "itkImageRegionConstIterator.h"
 #include "itkImageRegionIterator.h"
 #include "itkSquareImageFilter.h"
 
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
 #include <random>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace
 {
@@ -218,5 +227,240 @@ TEST(CudaSquareImageFilter, RerunsWhenTheInputChangesOnTheCPU)
   input->Modified(); // as for any itk::Image, SetPixel alone does not re-run the pipeline
   filter->Update();
   EXPECT_EQ(filter->GetOutput()->GetPixel(index), 9.0f);
+}
+
+// ---------------------------------------------------------------------------
+// itk::CudaSquareImage called directly on device memory: every start and
+// end alignment of the 16-byte vector path, in and out equally or differently
+// misaligned, and in place.
+
+// The square ITK's CPU SquareImageFilter computes.
+template <typename T>
+T
+ReferenceSquare(T x)
+{
+  if constexpr (std::is_integral<T>::value)
+  {
+    return static_cast<T>(static_cast<double>(x) * x);
+  }
+  else
+  {
+    return x * x;
+  }
+}
+
+// Deterministic pseudo-random pixels whose squares fit the pixel type (so the
+// CPU reference is defined), with fractions for floating-point types.
+template <typename T>
+std::vector<T>
+MakeRandomPixels(size_t n, unsigned int seed)
+{
+  std::mt19937   generator(seed);
+  std::vector<T> pixels(n);
+  if constexpr (std::is_integral<T>::value)
+  {
+    const auto limit = static_cast<long long>(std::sqrt(static_cast<double>(std::numeric_limits<T>::max())));
+    std::uniform_int_distribution<long long> distribution(std::is_signed<T>::value ? -limit : 0, limit);
+    for (auto & p : pixels)
+    {
+      p = static_cast<T>(distribution(generator));
+    }
+  }
+  else
+  {
+    std::uniform_real_distribution<T> distribution(T(-1000), T(1000));
+    for (auto & p : pixels)
+    {
+      p = distribution(generator);
+    }
+  }
+  return pixels;
+}
+
+constexpr unsigned char sentinelByte = 0xA5; // a negative short/float/double and not a square below 16^2
+constexpr size_t        guardBytes = 16;     // poisoned bytes on each side of the output
+
+// Device bytes, poisoned with the sentinel, from which a test cuts misaligned pixel pointers.
+class PoisonedDeviceBytes
+{
+public:
+  explicit PoisonedDeviceBytes(size_t bytes)
+    : m_Bytes(bytes)
+  {
+    m_Memory->Allocate(bytes);
+    CUDA_CHECK(cudaMemset(m_Memory->GetPointer(), sentinelByte, bytes));
+  }
+  char *
+  At(size_t offset) const
+  {
+    return static_cast<char *>(m_Memory->GetPointer()) + offset;
+  }
+  std::vector<unsigned char>
+  Download() const
+  {
+    std::vector<unsigned char> host(m_Bytes);
+    CUDA_CHECK(cudaMemcpy(host.data(), m_Memory->GetPointer(), m_Bytes, cudaMemcpyDeviceToHost));
+    return host;
+  }
+
+private:
+  size_t                      m_Bytes;
+  itk::GPUMemPointer::Pointer m_Memory{ itk::GPUMemPointer::New() };
+};
+
+// Squares `input` from byte inOffset of one buffer into byte guardBytes + outOffset
+// of another (or in place at that offset) and checks every pixel and every byte around them.
+template <typename T>
+::testing::AssertionResult
+SquaresAtOffsets(const std::vector<T> & input, size_t inOffset, size_t outOffset, bool inPlace)
+{
+  const size_t        n = input.size();
+  const size_t        pixelBytes = n * sizeof(T);
+  const size_t        outStart = guardBytes + outOffset;
+  PoisonedDeviceBytes outBuffer(outStart + pixelBytes + 2 * guardBytes);
+  T *                 out = reinterpret_cast<T *>(outBuffer.At(outStart));
+  const T *           in = out;
+
+  std::unique_ptr<PoisonedDeviceBytes> inBuffer;
+  if (inPlace)
+  {
+    CUDA_CHECK(cudaMemcpy(out, input.data(), pixelBytes, cudaMemcpyHostToDevice));
+  }
+  else
+  {
+    inBuffer = std::make_unique<PoisonedDeviceBytes>(inOffset + pixelBytes + guardBytes);
+    in = reinterpret_cast<const T *>(inBuffer->At(inOffset));
+    CUDA_CHECK(cudaMemcpy(inBuffer->At(inOffset), input.data(), pixelBytes, cudaMemcpyHostToDevice));
+  }
+  itk::CudaSquareImage<T>(n, in, out);
+  CUDA_CHECK(cudaDeviceSynchronize());
+
+  const std::vector<unsigned char> bytes = outBuffer.Download();
+  std::ostringstream               where;
+  where << n << " pixels, in at byte " << inOffset << ", out at byte " << outOffset << (inPlace ? " (in place)" : "")
+        << ": ";
+  for (size_t b = 0; b < bytes.size(); ++b)
+  {
+    if ((b < outStart || b >= outStart + pixelBytes) && bytes[b] != sentinelByte)
+    {
+      return ::testing::AssertionFailure()
+             << where.str() << "byte " << static_cast<long long>(b - outStart) << " relative to out was written";
+    }
+  }
+  size_t             mismatches = 0;
+  std::ostringstream first;
+  for (size_t i = 0; i < n; ++i)
+  {
+    T got;
+    std::memcpy(&got, bytes.data() + outStart + i * sizeof(T), sizeof(T));
+    const T expected = ReferenceSquare(input[i]);
+    if (got != expected && ++mismatches <= 3)
+    {
+      first << " pixel " << i << " of " << +input[i] << ": got " << +got << ", expected " << +expected << ";";
+    }
+  }
+  if (mismatches != 0)
+  {
+    return ::testing::AssertionFailure() << where.str() << mismatches << " wrong pixels:" << first.str();
+  }
+  if (!inPlace)
+  {
+    const std::vector<unsigned char> inBytes = inBuffer->Download();
+    if (std::memcmp(inBytes.data() + inOffset, input.data(), pixelBytes) != 0)
+    {
+      return ::testing::AssertionFailure() << where.str() << "the input was modified";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+template <typename T>
+class CudaSquareImageKernelTypedTest : public ::testing::Test
+{};
+
+using KernelPixelTypes = ::testing::Types<unsigned char, short, float, double>;
+TYPED_TEST_SUITE(CudaSquareImageKernelTypedTest, KernelPixelTypes);
+
+TYPED_TEST(CudaSquareImageKernelTypedTest, SquaresEveryPixelAtEveryAlignment)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  for (const size_t n : { size_t{ 0 }, size_t{ 1 }, size_t{ 15 }, size_t{ 16 }, size_t{ 17 }, size_t{ 1000003 } })
+  {
+    const std::vector<T> input = MakeRandomPixels<T>(n, static_cast<unsigned int>(n) + 1);
+    for (size_t inOffset = 0; inOffset < 16; inOffset += sizeof(T))
+    {
+      for (size_t outOffset = 0; outOffset < 16; outOffset += sizeof(T))
+      {
+        EXPECT_TRUE(SquaresAtOffsets(input, inOffset, outOffset, false));
+      }
+      EXPECT_TRUE(SquaresAtOffsets(input, inOffset, inOffset, true));
+    }
+  }
+}
+
+// Pointers misaligned for the pixel type are refused before anything reaches
+// the device, so host memory stands in for device memory and no GPU is needed.
+template <typename T>
+void
+ExpectMisalignedPointersRefused()
+{
+  alignas(16) unsigned char storage[64] = {};
+  T *                       aligned = reinterpret_cast<T *>(storage);
+  T *                       misaligned = reinterpret_cast<T *>(storage + 1);
+  const std::string message = itk::CudaTest::ExceptionMessage([&] { itk::CudaSquareImage<T>(4, misaligned, aligned); });
+  EXPECT_NE(message.find("cudaErrorMisalignedAddress"), std::string::npos) << message;
+  EXPECT_NE(message.find("aligned to " + std::to_string(alignof(T)) + " bytes, got in at 1 and out at 0"),
+            std::string::npos)
+    << message;
+  EXPECT_NE(itk::CudaTest::ExceptionMessage([&] { itk::CudaSquareImage<T>(4, aligned, misaligned); }), "");
+}
+
+TEST(CudaSquareImageKernel, RefusesPointersMisalignedForThePixel)
+{
+  ExpectMisalignedPointersRefused<short>();
+  ExpectMisalignedPointersRefused<float>();
+  ExpectMisalignedPointersRefused<double>();
+}
+
+// 8- and 16-bit squares that overflow the pixel keep their low bits, as the
+// double product converted through a 32-bit integer did before.
+template <typename T>
+void
+ExpectEveryValueSquaresToItsLowBits()
+{
+  std::vector<T> input;
+  for (long long v = std::numeric_limits<T>::min(); v <= std::numeric_limits<T>::max(); ++v)
+  {
+    input.push_back(static_cast<T>(v));
+  }
+  const size_t        bytes = input.size() * sizeof(T);
+  PoisonedDeviceBytes in(bytes), out(bytes);
+  CUDA_CHECK(cudaMemcpy(in.At(0), input.data(), bytes, cudaMemcpyHostToDevice));
+  itk::CudaSquareImage<T>(input.size(), reinterpret_cast<const T *>(in.At(0)), reinterpret_cast<T *>(out.At(0)));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<unsigned char> result = out.Download();
+  size_t                           mismatches = 0;
+  for (size_t i = 0; i < input.size(); ++i)
+  {
+    T got;
+    std::memcpy(&got, result.data() + i * sizeof(T), sizeof(T));
+    const auto value = static_cast<uint32_t>(static_cast<int64_t>(input[i]));
+    const T    expected = static_cast<T>(value * value);
+    if (got != expected && ++mismatches <= 5)
+    {
+      ADD_FAILURE() << "square of " << +input[i] << ": got " << +got << ", expected " << +expected;
+    }
+  }
+  EXPECT_EQ(mismatches, 0u);
+}
+
+TEST(CudaSquareImageKernel, SmallIntegersWrapLikeTheDoubleProductDid)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  ExpectEveryValueSquaresToItsLowBits<unsigned char>();
+  ExpectEveryValueSquaresToItsLowBits<signed char>();
+  ExpectEveryValueSquaresToItsLowBits<short>();
+  ExpectEveryValueSquaresToItsLowBits<unsigned short>();
 }
 } // namespace
