@@ -51,7 +51,7 @@ public:
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
-  itkNewMacro(Self);
+  itkFactorylessNewMacro(Self);
   itkCudaTypeMacro(GPUMemPointer, Object);
 
   /** Allocate `bufferSize` bytes on the current device (owned). Releases the
@@ -169,7 +169,11 @@ struct CudaTransferStatistics
  * and counters, so a write through either is seen by both. Initialize()
  * detaches a manager again.
  *
- * All methods may be called from several threads at once.
+ * Accessors, transfers and flag changes may be called from several threads
+ * at once (a mutex per set of shared buffers serialises them; the flags are
+ * also readable without it). Graft() and Initialize() change which buffers a
+ * manager uses: like any modification of an ITK object, they must not race
+ * with other calls on the same manager.
  * \ingroup CudaCommon
  */
 class CudaCommon_EXPORT CudaDataManager : public Object
@@ -182,7 +186,7 @@ public:
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
-  itkNewMacro(Self);
+  itkFactorylessNewMacro(Self);
   itkCudaTypeMacro(CudaDataManager, Object);
 
   /** Size in bytes of both copies. Changing it releases an owned GPU buffer. */
@@ -198,6 +202,13 @@ public:
   /** Host memory of GetBufferSize() bytes that this manager mirrors (not owned). */
   void
   SetCPUBufferPointer(void * ptr);
+
+  /** `buffer`, `bytes` long, now holds the data (e.g. a freshly allocated or
+   * imported pixel buffer): the CPU copy is current and the GPU copy stale
+   * (released per ReleaseDirtyGPUBuffer). One call for what SetBufferSize(),
+   * SetCPUBufferPointer() and the two flags would do. */
+  void
+  AdoptCPUBuffer(void * buffer, size_t bytes);
 
   /** Adopt an external device allocation of GetBufferSize() bytes (borrowed:
    * never freed by us). The dirty flags are left as they are: a caller whose

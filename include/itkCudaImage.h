@@ -18,6 +18,7 @@
 #ifndef itkCudaImage_h
 #define itkCudaImage_h
 
+#include "itkCudaHostImageContainer.h"
 #include "itkCudaImageDataManager.h"
 #include "itkImage.h"
 #include "itkObjectFactoryBase.h"
@@ -86,6 +87,9 @@ public:
   using typename Superclass::SizeValueType;
   using typename Superclass::OffsetValueType;
   using typename Superclass::SpacingValueType;
+
+  /** The pixel container Allocate() uses: memory from CudaHostMemoryPool. */
+  using HostContainerType = CudaHostImageContainer<SizeValueType, TPixel>;
 
   using DataManagerType = CudaImageDataManager<Self>;
   using DataManagerPointer = typename DataManagerType::Pointer;

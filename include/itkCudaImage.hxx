@@ -35,20 +35,24 @@ CudaImage<TPixel, VImageDimension>::BindDataManagerToPixelContainer()
 {
   PixelContainer * container = Superclass::GetPixelContainer();
   const size_t     bytes = container != nullptr ? static_cast<size_t>(container->Size()) * sizeof(TPixel) : 0;
-  m_DataManager->SetBufferSize(bytes);
-  m_DataManager->SetCPUBufferPointer(container != nullptr ? container->GetBufferPointer() : nullptr);
-  m_DataManager->SetCPUDirtyFlag(false);
-  m_DataManager->SetGPUDirtyFlag(true);
-  if (m_DataManager->GetReleaseDirtyGPUBuffer())
-  {
-    m_DataManager->Free();
-  }
+  m_DataManager->AdoptCPUBuffer(container != nullptr ? container->GetBufferPointer() : nullptr, bytes);
 }
 
 template <typename TPixel, unsigned int VImageDimension>
 void
 CudaImage<TPixel, VImageDimension>::Allocate(bool initializePixels)
 {
+  // Large images get pixels from CudaHostMemoryPool (pinned: fast copies),
+  // unless the image already has a buffer of its own (e.g. shared through a
+  // graft). Small ones keep ITK's container: copying them is latency-bound.
+  const PixelContainer * current = Superclass::GetPixelContainer();
+  if (current == nullptr ||
+      (current->Capacity() == 0 && dynamic_cast<const HostContainerType *>(current) == nullptr &&
+       this->GetBufferedRegion().GetNumberOfPixels() * sizeof(TPixel) >=
+         CudaHostMemoryPool::GetInstance().GetPinnedThreshold()))
+  {
+    Superclass::SetPixelContainer(HostContainerType::New());
+  }
   Superclass::Allocate(initializePixels);
   this->BindDataManagerToPixelContainer();
 }

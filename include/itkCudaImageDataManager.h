@@ -48,7 +48,7 @@ public:
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
-  itkNewMacro(Self);
+  itkFactorylessNewMacro(Self);
   itkCudaTypeMacro(CudaImageDataManager, CudaDataManager);
 
   static constexpr unsigned int ImageDimension = ImageType::ImageDimension;

@@ -27,7 +27,6 @@ void
 CudaImageDataManager<ImageType>::SetImagePointer(ImageType * img)
 {
   m_Image = img;
-  this->Modified();
 }
 
 template <typename ImageType>

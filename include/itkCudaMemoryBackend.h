@@ -21,6 +21,7 @@
 #include "itkCudaError.h"
 
 #include <atomic>
+#include <cstdint>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -72,6 +73,13 @@ public:
   virtual cudaError_t
   Free(void * pointer, int device) noexcept = 0;
 
+  /** Page-locked ("pinned") host memory, which the GPU copies at full PCIe
+   * speed, visible to every device. */
+  virtual cudaError_t
+  AllocateHost(void ** pointer, size_t bytes) = 0;
+  virtual cudaError_t
+  FreeHost(void * pointer) noexcept = 0;
+
   /** Copies; complete (as seen by later host reads and later device work on
    * the legacy default stream) when they return. */
   virtual cudaError_t
@@ -113,6 +121,10 @@ public:
   cudaError_t
   Free(void * pointer, int device) noexcept override;
   cudaError_t
+  AllocateHost(void ** pointer, size_t bytes) override;
+  cudaError_t
+  FreeHost(void * pointer) noexcept override;
+  cudaError_t
   CopyHostToDevice(void * deviceDestination, const void * hostSource, size_t bytes) override;
   cudaError_t
   CopyDeviceToHost(void * hostDestination, const void * deviceSource, size_t bytes) override;
@@ -148,11 +160,25 @@ public:
   cudaError_t
   Free(void * pointer, int device) noexcept override;
   cudaError_t
+  AllocateHost(void ** pointer, size_t bytes) override;
+  cudaError_t
+  FreeHost(void * pointer) noexcept override;
+  cudaError_t
   CopyHostToDevice(void * deviceDestination, const void * hostSource, size_t bytes) override;
   cudaError_t
   CopyDeviceToHost(void * hostDestination, const void * deviceSource, size_t bytes) override;
   cudaError_t
   CopyDeviceToDevice(void * deviceDestination, const void * deviceSource, size_t bytes) override;
+
+  /** Live "pinned" host allocations and their total size. */
+  size_t
+  GetNumberOfLiveHostAllocations() const;
+  size_t
+  GetLiveHostBytes() const;
+
+  /** Pretend to have this much pinnable host memory (default: unlimited). */
+  void
+  SetHostCapacity(size_t bytes);
 
   /** Live allocations and their total size. */
   size_t
@@ -181,6 +207,9 @@ private:
   size_t                                  m_Capacity;
   size_t                                  m_LiveBytes{ 0 };
   std::unordered_map<const void *, size_t> m_Allocations;
+  std::unordered_map<const void *, size_t> m_HostAllocations;
+  size_t                                  m_HostCapacity{ SIZE_MAX };
+  size_t                                  m_LiveHostBytes{ 0 };
   unsigned int                            m_AllocationCountdown{ 0 };
   cudaError_t                             m_AllocationError{ cudaSuccess };
   unsigned int                            m_CopyCountdown{ 0 };

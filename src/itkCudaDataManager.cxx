@@ -148,8 +148,8 @@ struct CudaDataManager::SharedState
   void *             CPUBuffer{ nullptr };
   // Read without the lock on the fast paths of const CPU access.
   std::atomic<bool>      CPUDirty{ false };
-  std::atomic<bool>      GPUDirty{ false };
-  GPUMemPointer::Pointer GPUBuffer{ GPUMemPointer::New() };
+  std::atomic<bool>      GPUDirty{ true }; // nothing on the GPU yet
+  GPUMemPointer::Pointer GPUBuffer; // made on first use: most images never reach a GPU
   int                    BufferFlag{ 0 };
   CudaTransferStatistics Statistics;
   TimeStamp              SynchronizationTime;
@@ -157,8 +157,24 @@ struct CudaDataManager::SharedState
   bool
   HasGPUBuffer() const
   {
-    return GPUBuffer->GetPointer() != nullptr;
+    return GPUBuffer && GPUBuffer->GetPointer() != nullptr;
   }
+  GPUMemPointer &
+  Buffer()
+  {
+    if (!GPUBuffer)
+    {
+      GPUBuffer = GPUMemPointer::New();
+    }
+    return *GPUBuffer;
+  }
+  bool
+  OwnsGPUBuffer() const
+  {
+    return GPUBuffer && GPUBuffer->IsOwner();
+  }
+  // Recorded whenever both copies become equal (a transfer, or flags set by
+  // hand): an image modified later was written on the CPU behind the flags.
   void
   Touch()
   {
@@ -203,16 +219,15 @@ CudaDataManager::GetSynchronizationTime(const SharedState & state)
 void
 CudaDataManager::SetBufferSize(size_t num)
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   if (state->BufferSize != num)
   {
     state->BufferSize = num;
-    if (state->GPUBuffer->IsOwner())
+    if (state->OwnsGPUBuffer())
     {
       state->GPUBuffer->Free();
     }
-    state->Touch();
     this->Modified();
   }
 }
@@ -220,7 +235,7 @@ CudaDataManager::SetBufferSize(size_t num)
 size_t
 CudaDataManager::GetBufferSize() const
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   return state->BufferSize;
 }
@@ -228,7 +243,7 @@ CudaDataManager::GetBufferSize() const
 void
 CudaDataManager::SetBufferFlag(int flags)
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   state->BufferFlag = flags;
 }
@@ -236,11 +251,25 @@ CudaDataManager::SetBufferFlag(int flags)
 void
 CudaDataManager::SetCPUBufferPointer(void * ptr)
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   state->CPUBuffer = ptr;
-  state->Touch();
   this->Modified();
+}
+
+void
+CudaDataManager::AdoptCPUBuffer(void * buffer, size_t bytes)
+{
+  SharedState * state = m_State.get();
+  LockType lock(state->Mutex);
+  if (state->BufferSize != bytes && state->OwnsGPUBuffer())
+  {
+    state->GPUBuffer->Free();
+  }
+  state->BufferSize = bytes;
+  state->CPUBuffer = buffer;
+  state->CPUDirty = false;
+  this->MarkGPUBufferStaleLocked(*state);
 }
 
 void
@@ -257,10 +286,10 @@ CudaDataManager::SetGPUBufferPointer(void * ptr, std::shared_ptr<const void> own
     itkExceptionMacro("SetGPUBufferPointer expects a device pointer to " << this->GetBufferSize()
                                                                            << " bytes, got a null pointer");
   }
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
-  state->GPUBuffer->SetPointer(ptr, std::move(owner));
-  state->GPUBuffer->SetBufferSize(state->BufferSize);
+  state->Buffer().SetPointer(ptr, std::move(owner));
+  state->Buffer().SetBufferSize(state->BufferSize);
   state->Touch();
   this->Modified();
 }
@@ -274,7 +303,7 @@ CudaDataManager::SetGPUBufferPointer(uint64_t address)
 size_t
 CudaDataManager::GetGPUBufferSize() const
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   return state->HasGPUBuffer() ? state->GPUBuffer->GetBufferSize() : 0;
 }
@@ -282,7 +311,7 @@ CudaDataManager::GetGPUBufferSize() const
 void
 CudaDataManager::SetCPUDirtyFlag(bool isDirty)
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   state->CPUDirty = isDirty;
   state->Touch();
@@ -291,7 +320,7 @@ CudaDataManager::SetCPUDirtyFlag(bool isDirty)
 void
 CudaDataManager::SetGPUDirtyFlag(bool isDirty)
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   state->GPUDirty = isDirty;
   state->Touch();
@@ -300,13 +329,13 @@ CudaDataManager::SetGPUDirtyFlag(bool isDirty)
 bool
 CudaDataManager::IsCPUBufferDirty() const
 {
-  return std::atomic_load(&m_State)->CPUDirty.load();
+  return m_State->CPUDirty.load();
 }
 
 bool
 CudaDataManager::IsGPUBufferDirty() const
 {
-  return std::atomic_load(&m_State)->GPUDirty.load();
+  return m_State->GPUDirty.load();
 }
 
 void
@@ -354,10 +383,9 @@ CudaDataManager::AllocateGPUBufferLocked(SharedState & state)
     itkExceptionMacro("the GPU copy is the only current copy but its buffer is gone; the data is lost "
                       "(flags set by hand?)");
   }
-  state.GPUBuffer->Allocate(state.BufferSize);
+  state.Buffer().Allocate(state.BufferSize);
   // A new device buffer holds garbage until the CPU copy is uploaded.
   state.GPUDirty = true;
-  state.Touch();
 }
 
 void
@@ -402,8 +430,7 @@ void
 CudaDataManager::MarkGPUBufferStaleLocked(SharedState & state)
 {
   state.GPUDirty = true;
-  state.Touch();
-  if (m_ReleaseDirtyGPUBuffer && state.GPUBuffer->IsOwner())
+  if (m_ReleaseDirtyGPUBuffer && state.OwnsGPUBuffer())
   {
     state.GPUBuffer->Free();
   }
@@ -412,7 +439,7 @@ CudaDataManager::MarkGPUBufferStaleLocked(SharedState & state)
 void
 CudaDataManager::UpdateCPUBuffer()
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   if (!state->CPUDirty)
   {
     return;
@@ -424,7 +451,7 @@ CudaDataManager::UpdateCPUBuffer()
 void
 CudaDataManager::UpdateGPUBuffer()
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   this->UpdateGPUBufferLocked(*state);
 }
@@ -432,7 +459,7 @@ CudaDataManager::UpdateGPUBuffer()
 bool
 CudaDataManager::Update()
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   if (state->CPUDirty && state->GPUDirty)
   {
@@ -453,17 +480,16 @@ CudaDataManager::Update()
 void
 CudaDataManager::SetCPUBufferDirty()
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   this->UpdateGPUBufferLocked(*state);
   state->CPUDirty = true;
-  state->Touch();
 }
 
 void
 CudaDataManager::SetGPUBufferDirty()
 {
-  auto state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   if (state->GPUDirty && !state->CPUDirty)
   {
     return; // already in the requested state: the fast path of CPU writes
@@ -476,18 +502,17 @@ CudaDataManager::SetGPUBufferDirty()
 void *
 CudaDataManager::GetGPUBufferPointer()
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   this->UpdateGPUBufferLocked(*state);
   state->CPUDirty = true;
-  state->Touch();
   return state->GPUBuffer->GetPointer();
 }
 
 const void *
 CudaDataManager::GetConstGPUBufferPointer()
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   this->UpdateGPUBufferLocked(*state);
   return state->GPUBuffer->GetPointer();
@@ -496,7 +521,7 @@ CudaDataManager::GetConstGPUBufferPointer()
 void *
 CudaDataManager::GetGPUBufferPointerForOverwrite()
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   if (state->BufferSize == 0)
   {
@@ -509,18 +534,16 @@ CudaDataManager::GetGPUBufferPointerForOverwrite()
   this->AllocateGPUBufferLocked(*state);
   state->GPUDirty = false;
   state->CPUDirty = true;
-  state->Touch();
   return state->GPUBuffer->GetPointer();
 }
 
 void *
 CudaDataManager::GetGPUBufferPointerPtr()
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   this->UpdateGPUBufferLocked(*state);
   state->CPUDirty = true;
-  state->Touch();
   return state->GPUBuffer->GetPointerPtr();
 }
 
@@ -528,7 +551,7 @@ void *
 CudaDataManager::GetCPUBufferPointer()
 {
   this->SetGPUBufferDirty();
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   return state->CPUBuffer;
 }
@@ -537,7 +560,7 @@ const void *
 CudaDataManager::GetConstCPUBufferPointer()
 {
   this->UpdateCPUBuffer();
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   return state->CPUBuffer;
 }
@@ -545,7 +568,7 @@ CudaDataManager::GetConstCPUBufferPointer()
 void
 CudaDataManager::Allocate()
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   if (state->BufferSize == 0)
   {
@@ -557,7 +580,7 @@ CudaDataManager::Allocate()
 void
 CudaDataManager::Free()
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   if (!state->HasGPUBuffer())
   {
@@ -566,13 +589,12 @@ CudaDataManager::Free()
   this->UpdateCPUBufferLocked(*state);
   state->GPUBuffer->Free();
   state->GPUDirty = true;
-  state->Touch();
 }
 
 void
 CudaDataManager::Initialize()
 {
-  std::atomic_store(&m_State, std::make_shared<SharedState>());
+  m_State = std::make_shared<SharedState>();
   this->Modified();
 }
 
@@ -583,20 +605,20 @@ CudaDataManager::Graft(const CudaDataManager * data)
   {
     return;
   }
-  std::atomic_store(&m_State, std::atomic_load(&data->m_State));
+  m_State = data->m_State;
   this->Modified();
 }
 
 bool
 CudaDataManager::SharesBuffersWith(const CudaDataManager * other) const
 {
-  return other != nullptr && std::atomic_load(&m_State) == std::atomic_load(&other->m_State);
+  return other != nullptr && m_State == other->m_State;
 }
 
 CudaTransferStatistics
 CudaDataManager::GetTransferStatistics() const
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   return state->Statistics;
 }
@@ -604,7 +626,7 @@ CudaDataManager::GetTransferStatistics() const
 void
 CudaDataManager::ResetTransferStatistics()
 {
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   state->Statistics = CudaTransferStatistics{};
 }
@@ -613,17 +635,24 @@ void
 CudaDataManager::PrintSelf(std::ostream & os, Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
-  auto     state = std::atomic_load(&m_State);
+  SharedState * state = m_State.get();
   LockType lock(state->Mutex);
   os << indent << "BufferSize: " << state->BufferSize << std::endl;
   os << indent << "BufferFlag: " << state->BufferFlag << std::endl;
   os << indent << "CPUBuffer: " << state->CPUBuffer << std::endl;
-  os << indent << "GPUBuffer: " << state->GPUBuffer->GetPointer() << " (" << state->GPUBuffer->GetBufferSize()
-     << " bytes, " << (state->GPUBuffer->IsOwner() ? "owned" : "borrowed") << ")" << std::endl;
+  if (state->GPUBuffer)
+  {
+    os << indent << "GPUBuffer: " << state->GPUBuffer->GetPointer() << " (" << state->GPUBuffer->GetBufferSize()
+       << " bytes, " << (state->GPUBuffer->IsOwner() ? "owned" : "borrowed") << ")" << std::endl;
+  }
+  else
+  {
+    os << indent << "GPUBuffer: none" << std::endl;
+  }
   os << indent << "IsCPUBufferDirty: " << state->CPUDirty << std::endl;
   os << indent << "IsGPUBufferDirty: " << state->GPUDirty << std::endl;
   os << indent << "ReleaseDirtyGPUBuffer: " << m_ReleaseDirtyGPUBuffer << std::endl;
-  os << indent << "Shared with other managers: " << (state.use_count() > 2 ? "yes" : "no") << std::endl;
+  os << indent << "Shared with other managers: " << (m_State.use_count() > 1 ? "yes" : "no") << std::endl;
   os << indent << "Transfers host->device: " << state->Statistics.HostToDeviceCount << " ("
      << state->Statistics.HostToDeviceBytes << " bytes), device->host: " << state->Statistics.DeviceToHostCount << " ("
      << state->Statistics.DeviceToHostBytes << " bytes)" << std::endl;

@@ -140,6 +140,24 @@ CudaRuntimeMemoryBackend::Free(void * pointer, int device) noexcept
 }
 
 cudaError_t
+CudaRuntimeMemoryBackend::AllocateHost(void ** pointer, size_t bytes)
+{
+  const cudaError_t error = cudaHostAlloc(pointer, bytes, cudaHostAllocPortable);
+  if (error != cudaSuccess)
+  {
+    *pointer = nullptr;
+    cudaGetLastError(); // not sticky: clear it
+  }
+  return error;
+}
+
+cudaError_t
+CudaRuntimeMemoryBackend::FreeHost(void * pointer) noexcept
+{
+  return cudaFreeHost(pointer);
+}
+
+cudaError_t
 CudaRuntimeMemoryBackend::CopyHostToDevice(void * deviceDestination, const void * hostSource, size_t bytes)
 {
   return cudaMemcpy(deviceDestination, hostSource, bytes, cudaMemcpyHostToDevice);
@@ -169,6 +187,71 @@ CudaEmulatedMemoryBackend::~CudaEmulatedMemoryBackend()
   {
     std::free(const_cast<void *>(allocation.first));
   }
+  for (auto & allocation : m_HostAllocations)
+  {
+    std::free(const_cast<void *>(allocation.first));
+  }
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::AllocateHost(void ** pointer, size_t bytes)
+{
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  *pointer = nullptr;
+  if (bytes > m_HostCapacity - m_LiveHostBytes)
+  {
+    return cudaErrorMemoryAllocation;
+  }
+  // Page-aligned, as cudaHostAlloc's blocks are.
+  void * memory = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096 + (bytes == 0 ? 4096 : 0));
+  if (memory == nullptr)
+  {
+    return cudaErrorMemoryAllocation;
+  }
+  m_HostAllocations.emplace(memory, bytes);
+  m_LiveHostBytes += bytes;
+  *pointer = memory;
+  return cudaSuccess;
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::FreeHost(void * pointer) noexcept
+{
+  if (pointer == nullptr)
+  {
+    return cudaSuccess;
+  }
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  const auto it = m_HostAllocations.find(pointer);
+  if (it == m_HostAllocations.end())
+  {
+    return cudaErrorInvalidValue;
+  }
+  m_LiveHostBytes -= it->second;
+  m_HostAllocations.erase(it);
+  std::free(pointer);
+  return cudaSuccess;
+}
+
+size_t
+CudaEmulatedMemoryBackend::GetNumberOfLiveHostAllocations() const
+{
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  return m_HostAllocations.size();
+}
+
+size_t
+CudaEmulatedMemoryBackend::GetLiveHostBytes() const
+{
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  return m_LiveHostBytes;
+}
+
+void
+CudaEmulatedMemoryBackend::SetHostCapacity(size_t bytes)
+{
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  m_HostCapacity = bytes;
 }
 
 const char *
@@ -216,7 +299,8 @@ CudaEmulatedMemoryBackend::Allocate(void ** pointer, size_t bytes, int device)
   {
     return cudaErrorMemoryAllocation;
   }
-  void * memory = std::malloc(bytes == 0 ? 1 : bytes);
+  // 256-byte aligned, as cudaMalloc's blocks are.
+  void * memory = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + (bytes == 0 ? 256 : 0));
   if (memory == nullptr)
   {
     return cudaErrorMemoryAllocation;
