@@ -1,0 +1,655 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#include "itkCudaStagedCopy.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace itk
+{
+namespace
+{
+constexpr unsigned int StagingBuffers = CudaStagedCopyStagingBuffers;
+
+/** Host threads (the caller included) that copy one chunk between pageable
+ * and pinned memory: one thread's memcpy is what limits cudaMemcpy. */
+constexpr unsigned int MaximumHostCopyThreads = 8;
+
+/** Below this a piece of a chunk is not worth waking a thread for. */
+constexpr size_t MinimumPieceBytes = size_t{ 256 } << 10;
+
+constexpr size_t PageBytes = 4096;
+
+size_t
+RoundUp(size_t value, size_t multiple)
+{
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+// --- statistics and fault injection ----------------------------------------
+
+std::atomic<uint64_t> StagedHostToDeviceCopies{ 0 };
+std::atomic<uint64_t> StagedDeviceToHostCopies{ 0 };
+std::atomic<uint64_t> StagedChunks{ 0 };
+std::atomic<uint64_t> DirectCopies{ 0 };
+
+std::atomic<unsigned int> FailingChunkCountdown{ 0 };
+std::atomic<int>          FailingChunkError{ cudaErrorLaunchFailure };
+
+/** A CUDA failure inside a staged copy: unwinds to the public function, which
+ * returns it as a status. */
+struct CudaFailure
+{
+  cudaError_t Error;
+};
+
+void
+Check(cudaError_t error)
+{
+  if (error != cudaSuccess)
+  {
+    throw CudaFailure{ error };
+  }
+}
+
+/** Throws the injected error when this chunk is the one a test asked to fail. */
+void
+CheckInjectedFault()
+{
+  unsigned int countdown = FailingChunkCountdown.load();
+  while (countdown > 0)
+  {
+    if (FailingChunkCountdown.compare_exchange_weak(countdown, countdown - 1))
+    {
+      if (countdown == 1)
+      {
+        throw CudaFailure{ static_cast<cudaError_t>(FailingChunkError.load()) };
+      }
+      return;
+    }
+  }
+}
+
+// --- parallel host memcpy ----------------------------------------------------
+
+/** A persistent pool of threads that copies a chunk between pageable and
+ * pinned memory in pieces. The calling thread copies pieces too, so a copy
+ * completes even when no worker is free (or none could be started). Nothing
+ * here allocates once the pool runs. */
+class HostCopyPool
+{
+public:
+  static HostCopyPool &
+  Get()
+  {
+    static HostCopyPool pool;
+    return pool;
+  }
+
+  HostCopyPool(const HostCopyPool &) = delete;
+  HostCopyPool &
+  operator=(const HostCopyPool &) = delete;
+
+  /** memcpy(destination, source, bytes), split among the threads; returns
+   * when every byte is copied. */
+  void
+  Copy(void * destination, const void * source, size_t bytes) noexcept
+  {
+    const size_t wanted = std::min<size_t>(m_Parallelism, (bytes + MinimumPieceBytes - 1) / MinimumPieceBytes);
+    if (wanted <= 1 || m_Workers.empty())
+    {
+      std::memcpy(destination, source, bytes);
+      return;
+    }
+    Batch batch;
+    batch.Destination = static_cast<char *>(destination);
+    batch.Source = static_cast<const char *>(source);
+    batch.Bytes = bytes;
+    batch.PieceBytes = RoundUp((bytes + wanted - 1) / wanted, PageBytes);
+    batch.Pieces = static_cast<unsigned int>((bytes + batch.PieceBytes - 1) / batch.PieceBytes);
+    batch.Unfinished = batch.Pieces;
+
+    std::unique_lock<std::mutex> lock(m_Mutex);
+    if (m_Tail != nullptr)
+    {
+      m_Tail->Next = &batch;
+    }
+    else
+    {
+      m_Head = &batch;
+    }
+    m_Tail = &batch;
+    m_WorkAvailable.notify_all();
+
+    // Copy pieces of this batch until none is left to claim, then wait for
+    // the pieces the workers claimed.
+    unsigned int piece = 0;
+    while (this->ClaimPiece(&batch, &piece))
+    {
+      lock.unlock();
+      batch.CopyPiece(piece);
+      lock.lock();
+      --batch.Unfinished;
+    }
+    m_PieceDone.wait(lock, [&batch] { return batch.Unfinished == 0; });
+  }
+
+private:
+  struct Batch
+  {
+    char *       Destination{ nullptr };
+    const char * Source{ nullptr };
+    size_t       Bytes{ 0 };
+    size_t       PieceBytes{ 0 };
+    unsigned int Pieces{ 0 };
+    unsigned int NextPiece{ 0 };  // guarded by m_Mutex
+    unsigned int Unfinished{ 0 }; // guarded by m_Mutex
+    Batch *      Next{ nullptr }; // guarded by m_Mutex
+
+    void
+    CopyPiece(unsigned int piece) const noexcept
+    {
+      const size_t offset = piece * PieceBytes;
+      std::memcpy(Destination + offset, Source + offset, std::min(PieceBytes, Bytes - offset));
+    }
+  };
+
+  HostCopyPool()
+  {
+    const unsigned int hardware = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned int wanted = std::min(MaximumHostCopyThreads, hardware);
+    try
+    {
+      m_Workers.reserve(wanted - 1);
+      for (unsigned int i = 1; i < wanted; ++i)
+      {
+        m_Workers.emplace_back([this] { this->WorkerLoop(); });
+      }
+    }
+    catch (...)
+    {
+      // Fewer threads than asked (none at worst): the callers do the rest.
+    }
+    m_Parallelism = static_cast<unsigned int>(m_Workers.size()) + 1;
+  }
+
+  ~HostCopyPool()
+  {
+    {
+      std::lock_guard<std::mutex> lock(m_Mutex);
+      m_Stopping = true;
+    }
+    m_WorkAvailable.notify_all();
+    for (auto & worker : m_Workers)
+    {
+      worker.join();
+    }
+  }
+
+  /** Claim the next piece of `batch` (called with m_Mutex held); a batch
+   * leaves the queue when its last piece is claimed, so no thread touches it
+   * after its owner returned. */
+  bool
+  ClaimPiece(Batch * batch, unsigned int * piece)
+  {
+    if (batch->NextPiece == batch->Pieces)
+    {
+      return false;
+    }
+    *piece = batch->NextPiece++;
+    if (batch->NextPiece == batch->Pieces)
+    {
+      this->Unlink(batch);
+    }
+    return true;
+  }
+
+  void
+  Unlink(Batch * batch)
+  {
+    Batch * previous = nullptr;
+    for (Batch * b = m_Head; b != nullptr; previous = b, b = b->Next)
+    {
+      if (b == batch)
+      {
+        (previous != nullptr ? previous->Next : m_Head) = b->Next;
+        if (m_Tail == b)
+        {
+          m_Tail = previous;
+        }
+        b->Next = nullptr;
+        return;
+      }
+    }
+  }
+
+  void
+  WorkerLoop()
+  {
+    std::unique_lock<std::mutex> lock(m_Mutex);
+    while (true)
+    {
+      m_WorkAvailable.wait(lock, [this] { return m_Stopping || m_Head != nullptr; });
+      if (m_Head == nullptr)
+      {
+        return; // stopping and nothing queued
+      }
+      Batch *      batch = m_Head;
+      unsigned int piece = 0;
+      this->ClaimPiece(batch, &piece);
+      lock.unlock();
+      batch->CopyPiece(piece);
+      lock.lock();
+      if (--batch->Unfinished == 0)
+      {
+        m_PieceDone.notify_all();
+      }
+    }
+  }
+
+  std::mutex               m_Mutex;
+  std::condition_variable  m_WorkAvailable;
+  std::condition_variable  m_PieceDone;
+  Batch *                  m_Head{ nullptr };
+  Batch *                  m_Tail{ nullptr };
+  bool                     m_Stopping{ false };
+  std::vector<std::thread> m_Workers;
+  unsigned int             m_Parallelism{ 1 };
+};
+
+// --- pinned staging buffers --------------------------------------------------
+
+enum class Direction
+{
+  HostToDevice,
+  DeviceToHost
+};
+
+cudaError_t
+CreateSyncEvent(cudaEvent_t * event) noexcept
+{
+  cudaEvent_t       created = nullptr;
+  const cudaError_t error = cudaEventCreateWithFlags(&created, cudaEventDisableTiming);
+  if (error == cudaSuccess)
+  {
+    *event = created;
+  }
+  return error;
+}
+
+/** The pinned buffers, stream and events one device uses for copies in one
+ * direction. One copy at a time uses a lane (Mutex); between copies nothing is
+ * in flight on its stream. */
+struct StagingLane
+{
+  std::mutex                              Mutex;
+  bool                                    Ready{ false };
+  cudaStream_t                            Stream{ nullptr };
+  cudaEvent_t                             PriorWork{ nullptr };
+  std::array<void *, StagingBuffers>      Buffers{};
+  std::array<cudaEvent_t, StagingBuffers> BufferReady{};
+
+  StagingLane() = default;
+  StagingLane(const StagingLane &) = delete;
+  StagingLane &
+  operator=(const StagingLane &) = delete;
+
+  ~StagingLane() { this->Release(); }
+
+  /** Create everything on the current device, or nothing. */
+  cudaError_t
+  Create() noexcept
+  {
+    // Each handle is stored only once created, so Release() never sees what
+    // a failed call left in its output.
+    cudaStream_t stream = nullptr;
+    cudaError_t  error = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    if (error == cudaSuccess)
+    {
+      Stream = stream;
+      error = CreateSyncEvent(&PriorWork);
+    }
+    for (unsigned int i = 0; i < StagingBuffers && error == cudaSuccess; ++i)
+    {
+      void * buffer = nullptr;
+      error = cudaHostAlloc(&buffer, CudaStagedCopyMaximumChunkBytes, cudaHostAllocDefault);
+      if (error == cudaSuccess)
+      {
+        Buffers[i] = buffer;
+        error = CreateSyncEvent(&BufferReady[i]);
+      }
+    }
+    if (error != cudaSuccess)
+    {
+      this->Release();
+    }
+    Ready = error == cudaSuccess;
+    return error;
+  }
+
+  /** Free whatever exists. Errors are ignored: at process exit the runtime
+   * may already be unloading. */
+  void
+  Release() noexcept
+  {
+    for (unsigned int i = 0; i < StagingBuffers; ++i)
+    {
+      if (BufferReady[i] != nullptr)
+      {
+        cudaEventDestroy(BufferReady[i]);
+        BufferReady[i] = nullptr;
+      }
+      if (Buffers[i] != nullptr)
+      {
+        cudaFreeHost(Buffers[i]);
+        Buffers[i] = nullptr;
+      }
+    }
+    if (PriorWork != nullptr)
+    {
+      cudaEventDestroy(PriorWork);
+      PriorWork = nullptr;
+    }
+    if (Stream != nullptr)
+    {
+      cudaStreamDestroy(Stream);
+      Stream = nullptr;
+    }
+    Ready = false;
+    cudaGetLastError();
+  }
+};
+
+/** The lanes of every device, created on first use and kept for the process. */
+StagingLane &
+GetStagingLane(int device, Direction direction)
+{
+  static std::mutex                                                        mutex;
+  static std::map<std::pair<int, Direction>, std::unique_ptr<StagingLane>> lanes;
+  std::lock_guard<std::mutex>                                              lock(mutex);
+  std::unique_ptr<StagingLane> &                                           lane = lanes[{ device, direction }];
+  if (!lane)
+  {
+    lane = std::make_unique<StagingLane>();
+  }
+  return *lane;
+}
+
+/** Makes `device` current for the lifetime of the object. */
+class CurrentDevice
+{
+public:
+  explicit CurrentDevice(int device)
+  {
+    Check(cudaGetDevice(&m_Previous));
+    if (m_Previous != device)
+    {
+      Check(cudaSetDevice(device));
+      m_Changed = true;
+    }
+  }
+  ~CurrentDevice()
+  {
+    if (m_Changed && cudaSetDevice(m_Previous) != cudaSuccess)
+    {
+      cudaGetLastError();
+    }
+  }
+  CurrentDevice(const CurrentDevice &) = delete;
+  CurrentDevice &
+  operator=(const CurrentDevice &) = delete;
+
+private:
+  int  m_Previous{ 0 };
+  bool m_Changed{ false };
+};
+
+/** How a copy of `bytes` is cut: at most CudaStagedCopyMaximumChunkBytes per
+ * chunk, and about 4 chunks (of at least CudaStagedCopyThresholdBytes) for
+ * shorter copies so that their host copies and DMAs overlap too. */
+struct ChunkPlan
+{
+  explicit ChunkPlan(size_t bytes)
+    : Bytes(bytes)
+  {
+    const size_t byMaximum = (bytes + CudaStagedCopyMaximumChunkBytes - 1) / CudaStagedCopyMaximumChunkBytes;
+    const size_t forOverlap = std::min<size_t>(4, bytes / CudaStagedCopyThresholdBytes);
+    const size_t wanted = std::max<size_t>(1, std::max(byMaximum, forOverlap));
+    ChunkBytes = std::min(CudaStagedCopyMaximumChunkBytes, RoundUp((bytes + wanted - 1) / wanted, PageBytes));
+    Count = (bytes + ChunkBytes - 1) / ChunkBytes;
+  }
+
+  size_t
+  Offset(size_t chunk) const
+  {
+    return chunk * ChunkBytes;
+  }
+  size_t
+  Size(size_t chunk) const
+  {
+    return std::min(ChunkBytes, Bytes - chunk * ChunkBytes);
+  }
+
+  size_t Bytes;
+  size_t ChunkBytes{ 0 };
+  size_t Count{ 0 };
+};
+
+void
+CopyHostToDeviceThroughLane(StagingLane & lane, char * device, const char * host, size_t bytes)
+{
+  HostCopyPool &                   pool = HostCopyPool::Get();
+  const ChunkPlan                  plan(bytes);
+  std::array<bool, StagingBuffers> inFlight{};
+  for (size_t chunk = 0; chunk < plan.Count; ++chunk)
+  {
+    const unsigned int buffer = static_cast<unsigned int>(chunk % StagingBuffers);
+    if (inFlight[buffer])
+    {
+      Check(cudaEventSynchronize(lane.BufferReady[buffer]));
+    }
+    pool.Copy(lane.Buffers[buffer], host + plan.Offset(chunk), plan.Size(chunk));
+    CheckInjectedFault();
+    Check(cudaMemcpyAsync(
+      device + plan.Offset(chunk), lane.Buffers[buffer], plan.Size(chunk), cudaMemcpyHostToDevice, lane.Stream));
+    Check(cudaEventRecord(lane.BufferReady[buffer], lane.Stream));
+    inFlight[buffer] = true;
+    StagedChunks.fetch_add(1, std::memory_order_relaxed);
+  }
+  Check(cudaStreamSynchronize(lane.Stream));
+}
+
+void
+CopyDeviceToHostThroughLane(StagingLane & lane, char * host, const char * device, size_t bytes)
+{
+  HostCopyPool &  pool = HostCopyPool::Get();
+  const ChunkPlan plan(bytes);
+  const auto      enqueue = [&lane, &plan, device](size_t chunk) {
+    const unsigned int buffer = static_cast<unsigned int>(chunk % StagingBuffers);
+    CheckInjectedFault();
+    Check(cudaMemcpyAsync(
+      lane.Buffers[buffer], device + plan.Offset(chunk), plan.Size(chunk), cudaMemcpyDeviceToHost, lane.Stream));
+    Check(cudaEventRecord(lane.BufferReady[buffer], lane.Stream));
+    StagedChunks.fetch_add(1, std::memory_order_relaxed);
+  };
+  for (size_t chunk = 0; chunk < std::min<size_t>(StagingBuffers, plan.Count); ++chunk)
+  {
+    enqueue(chunk);
+  }
+  for (size_t chunk = 0; chunk < plan.Count; ++chunk)
+  {
+    const unsigned int buffer = static_cast<unsigned int>(chunk % StagingBuffers);
+    Check(cudaEventSynchronize(lane.BufferReady[buffer]));
+    pool.Copy(host + plan.Offset(chunk), lane.Buffers[buffer], plan.Size(chunk));
+    if (chunk + StagingBuffers < plan.Count)
+    {
+      enqueue(chunk + StagingBuffers);
+    }
+  }
+}
+
+cudaError_t
+DirectCopy(void * destination, const void * source, size_t bytes, cudaMemcpyKind kind) noexcept
+{
+  DirectCopies.fetch_add(1, std::memory_order_relaxed);
+  const cudaError_t error = cudaMemcpy(destination, source, bytes, kind);
+  if (error != cudaSuccess)
+  {
+    cudaGetLastError(); // the status is returned: leave no stale "last error"
+  }
+  return error;
+}
+
+/** The device whose lane stages a copy between `device` and `host`, or -1
+ * when staging does not apply (managed or pinned memory, or an error, which
+ * cudaMemcpy then reports). */
+int
+StagingDevice(const void * device, const void * host) noexcept
+{
+  cudaPointerAttributes deviceAttributes{};
+  cudaPointerAttributes hostAttributes{};
+  if (cudaPointerGetAttributes(&deviceAttributes, device) != cudaSuccess ||
+      cudaPointerGetAttributes(&hostAttributes, host) != cudaSuccess)
+  {
+    cudaGetLastError();
+    return -1;
+  }
+  if (deviceAttributes.type != cudaMemoryTypeDevice || hostAttributes.type != cudaMemoryTypeUnregistered)
+  {
+    return -1;
+  }
+  return deviceAttributes.device;
+}
+
+cudaError_t
+StagedCopy(Direction direction, void * destination, const void * source, size_t bytes) noexcept
+{
+  if (bytes == 0)
+  {
+    return cudaSuccess;
+  }
+  if (destination == nullptr || source == nullptr)
+  {
+    return cudaErrorInvalidValue;
+  }
+  const bool           toDevice = direction == Direction::HostToDevice;
+  const cudaMemcpyKind kind = toDevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+  if (bytes < CudaStagedCopyThresholdBytes)
+  {
+    return DirectCopy(destination, source, bytes, kind);
+  }
+  const int device = toDevice ? StagingDevice(destination, source) : StagingDevice(source, destination);
+  if (device < 0)
+  {
+    return DirectCopy(destination, source, bytes, kind);
+  }
+
+  try
+  {
+    StagingLane &               lane = GetStagingLane(device, direction);
+    std::lock_guard<std::mutex> lock(lane.Mutex);
+    const CurrentDevice         current(device);
+    if (!lane.Ready && lane.Create() != cudaSuccess)
+    {
+      // Pinned memory is exhausted (or the device is failing): staging is an
+      // optimisation, cudaMemcpy still copies or reports the real error.
+      return DirectCopy(destination, source, bytes, kind);
+    }
+    (toDevice ? StagedHostToDeviceCopies : StagedDeviceToHostCopies).fetch_add(1, std::memory_order_relaxed);
+    try
+    {
+      // The lane's stream does not synchronise with the legacy default stream
+      // by itself: order the copy after the work already enqueued there.
+      Check(cudaEventRecord(lane.PriorWork, cudaStreamLegacy));
+      Check(cudaStreamWaitEvent(lane.Stream, lane.PriorWork, 0));
+      if (toDevice)
+      {
+        CopyHostToDeviceThroughLane(lane, static_cast<char *>(destination), static_cast<const char *>(source), bytes);
+      }
+      else
+      {
+        CopyDeviceToHostThroughLane(lane, static_cast<char *>(destination), static_cast<const char *>(source), bytes);
+      }
+    }
+    catch (...)
+    {
+      // Nothing may still read or write the staging buffers when the next
+      // copy takes the lane, and no handle that may have gone bad (a device
+      // reset destroys them) is used again: the next copy makes new ones.
+      cudaStreamSynchronize(lane.Stream);
+      lane.Release();
+      throw;
+    }
+    return cudaSuccess;
+  }
+  catch (const CudaFailure & failure)
+  {
+    cudaGetLastError();
+    return failure.Error;
+  }
+  catch (const std::bad_alloc &)
+  {
+    return cudaErrorMemoryAllocation;
+  }
+  catch (...)
+  {
+    return cudaErrorUnknown;
+  }
+}
+} // namespace
+
+cudaError_t
+CudaStagedCopyHostToDevice(void * device, const void * pageableHost, size_t bytes) noexcept
+{
+  return StagedCopy(Direction::HostToDevice, device, pageableHost, bytes);
+}
+
+cudaError_t
+CudaStagedCopyDeviceToHost(void * pageableHost, const void * device, size_t bytes) noexcept
+{
+  return StagedCopy(Direction::DeviceToHost, pageableHost, device, bytes);
+}
+
+CudaStagedCopyStatistics
+CudaGetStagedCopyStatistics() noexcept
+{
+  CudaStagedCopyStatistics statistics;
+  statistics.StagedHostToDeviceCopies = StagedHostToDeviceCopies.load();
+  statistics.StagedDeviceToHostCopies = StagedDeviceToHostCopies.load();
+  statistics.StagedChunks = StagedChunks.load();
+  statistics.DirectCopies = DirectCopies.load();
+  return statistics;
+}
+
+void
+CudaStagedCopyFailChunkAfter(unsigned int n, cudaError_t error) noexcept
+{
+  FailingChunkError.store(static_cast<int>(error));
+  FailingChunkCountdown.store(n);
+}
+} // namespace itk

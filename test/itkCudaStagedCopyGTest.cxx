@@ -1,0 +1,408 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#include "itkCudaStagedCopy.h"
+#include "itkCudaTestUtilities.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace
+{
+using itk::CudaStagedCopyMaximumChunkBytes;
+using itk::CudaStagedCopyThresholdBytes;
+using Bytes = std::vector<uint8_t>;
+
+constexpr size_t GuardBytes = 64;
+
+/** Device memory from cudaMalloc, freed at scope exit. */
+class DeviceBuffer
+{
+public:
+  explicit DeviceBuffer(size_t bytes) { CUDA_CHECK(cudaMalloc(&m_Pointer, bytes)); }
+  ~DeviceBuffer() { cudaFree(m_Pointer); }
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &
+  operator=(const DeviceBuffer &) = delete;
+
+  uint8_t *
+  Get() const
+  {
+    return static_cast<uint8_t *>(m_Pointer);
+  }
+
+private:
+  void * m_Pointer{ nullptr };
+};
+
+/** Bytes that differ from one position to the next and from one seed to the
+ * next, so that a chunk copied to the wrong place or twice is caught. */
+Bytes
+Pattern(size_t size, uint64_t seed)
+{
+  Bytes    bytes(size);
+  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (size_t i = 0; i < size; ++i)
+  {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    bytes[i] = static_cast<uint8_t>(state >> 32);
+  }
+  return bytes;
+}
+
+/** Whether the `size` bytes at `actual` equal those at `expected`,
+ * naming the first byte that differs. */
+::testing::AssertionResult
+RangeEquals(const uint8_t * actual, const uint8_t * expected, size_t size)
+{
+  if (size == 0 || std::memcmp(actual, expected, size) == 0)
+  {
+    return ::testing::AssertionSuccess();
+  }
+  size_t i = 0;
+  while (actual[i] == expected[i])
+  {
+    ++i;
+  }
+  return ::testing::AssertionFailure() << "byte " << i << " of " << size << " is " << int{ actual[i] } << ", expected "
+                                       << int{ expected[i] };
+}
+
+::testing::AssertionResult
+RangeIs(const uint8_t * actual, uint8_t value, size_t size)
+{
+  return RangeEquals(actual, Bytes(size, value).data(), size);
+}
+
+/** The whole device buffer, read with a plain cudaMemcpy (independent of the
+ * code under test). */
+Bytes
+ReadWithCudaMemcpy(const uint8_t * device, size_t size)
+{
+  Bytes bytes(size);
+  CUDA_CHECK(cudaMemcpy(bytes.data(), device, size, cudaMemcpyDeviceToHost));
+  return bytes;
+}
+
+void CUDART_CB
+SleepOnStream(void *)
+{
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+}
+
+/** Resets the injected fault however the test ends. */
+struct FaultInjectionReset
+{
+  ~FaultInjectionReset() { itk::CudaStagedCopyFailChunkAfter(0); }
+};
+
+// --- behaviour that does not need a device ----------------------------------
+
+TEST(CudaStagedCopy, ZeroBytesIsANoOpThatSucceeds)
+{
+  EXPECT_EQ(itk::CudaStagedCopyHostToDevice(nullptr, nullptr, 0), cudaSuccess);
+  EXPECT_EQ(itk::CudaStagedCopyDeviceToHost(nullptr, nullptr, 0), cudaSuccess);
+}
+
+TEST(CudaStagedCopy, NullPointersAreInvalidValues)
+{
+  Bytes host(16);
+  EXPECT_EQ(itk::CudaStagedCopyHostToDevice(nullptr, host.data(), host.size()), cudaErrorInvalidValue);
+  EXPECT_EQ(itk::CudaStagedCopyDeviceToHost(nullptr, host.data(), host.size()), cudaErrorInvalidValue);
+  EXPECT_EQ(itk::CudaStagedCopyHostToDevice(host.data(), nullptr, host.size()), cudaErrorInvalidValue);
+  EXPECT_EQ(itk::CudaStagedCopyDeviceToHost(host.data(), nullptr, host.size()), cudaErrorInvalidValue);
+}
+
+TEST(CudaStagedCopy, ReturnsAnErrorWithoutADevice)
+{
+  ITK_CUDA_SKIP_WITH_GPU();
+  const itk::CudaStagedCopyStatistics before = itk::CudaGetStagedCopyStatistics();
+  for (const size_t size : { size_t{ 16 }, 3 * CudaStagedCopyMaximumChunkBytes + 12345 })
+  {
+    SCOPED_TRACE(size);
+    const Bytes source = Pattern(size, 1);
+    Bytes       destination(size, 0x11);
+    EXPECT_NE(itk::CudaStagedCopyHostToDevice(destination.data(), source.data(), size), cudaSuccess);
+    EXPECT_NE(itk::CudaStagedCopyDeviceToHost(destination.data(), source.data(), size), cudaSuccess);
+    EXPECT_TRUE(RangeIs(destination.data(), 0x11, size));
+  }
+  EXPECT_EQ(itk::CudaGetStagedCopyStatistics().StagedChunks, before.StagedChunks);
+}
+
+// --- round trips on the GPU ---------------------------------------------------
+
+struct CopyCase
+{
+  size_t Size;
+  size_t HostOffset;
+  size_t DeviceOffset;
+};
+
+std::ostream &
+operator<<(std::ostream & os, const CopyCase & c)
+{
+  return os << c.Size << " bytes at host offset " << c.HostOffset << ", device offset " << c.DeviceOffset;
+}
+
+class CudaStagedCopyRoundTrip : public ::testing::TestWithParam<CopyCase>
+{};
+
+/** Host->device, checked through cudaMemcpy, then device->host, each with
+ * guard bytes around the range that must stay untouched. */
+TEST_P(CudaStagedCopyRoundTrip, CopiesEveryByteAndNothingElse)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  const CopyCase c = GetParam();
+  const Bytes    pattern = Pattern(c.Size, c.Size + c.HostOffset);
+  Bytes          host(c.HostOffset + c.Size + GuardBytes, 0x33);
+  std::copy(pattern.begin(), pattern.end(), host.begin() + c.HostOffset);
+  const size_t deviceSize = c.DeviceOffset + c.Size + GuardBytes;
+  DeviceBuffer device(deviceSize);
+  CUDA_CHECK(cudaMemset(device.Get(), 0xEE, deviceSize));
+
+  const itk::CudaStagedCopyStatistics before = itk::CudaGetStagedCopyStatistics();
+  ASSERT_EQ(itk::CudaStagedCopyHostToDevice(device.Get() + c.DeviceOffset, host.data() + c.HostOffset, c.Size),
+            cudaSuccess);
+  const Bytes onDevice = ReadWithCudaMemcpy(device.Get(), deviceSize);
+  EXPECT_TRUE(RangeIs(onDevice.data(), 0xEE, c.DeviceOffset)) << "before the destination";
+  EXPECT_TRUE(RangeEquals(onDevice.data() + c.DeviceOffset, pattern.data(), c.Size));
+  EXPECT_TRUE(RangeIs(onDevice.data() + c.DeviceOffset + c.Size, 0xEE, GuardBytes)) << "after the destination";
+
+  Bytes back(c.HostOffset + c.Size + GuardBytes, 0x11);
+  ASSERT_EQ(itk::CudaStagedCopyDeviceToHost(back.data() + c.HostOffset, device.Get() + c.DeviceOffset, c.Size),
+            cudaSuccess);
+  EXPECT_TRUE(RangeIs(back.data(), 0x11, c.HostOffset)) << "before the destination";
+  EXPECT_TRUE(RangeEquals(back.data() + c.HostOffset, pattern.data(), c.Size));
+  EXPECT_TRUE(RangeIs(back.data() + c.HostOffset + c.Size, 0x11, GuardBytes)) << "after the destination";
+
+  const itk::CudaStagedCopyStatistics after = itk::CudaGetStagedCopyStatistics();
+  if (c.Size >= CudaStagedCopyThresholdBytes)
+  {
+    EXPECT_EQ(after.StagedHostToDeviceCopies, before.StagedHostToDeviceCopies + 1);
+    EXPECT_EQ(after.StagedDeviceToHostCopies, before.StagedDeviceToHostCopies + 1);
+    const uint64_t fewestChunks = (c.Size + CudaStagedCopyMaximumChunkBytes - 1) / CudaStagedCopyMaximumChunkBytes;
+    EXPECT_GE(after.StagedChunks - before.StagedChunks, 2 * fewestChunks);
+    EXPECT_EQ(after.DirectCopies, before.DirectCopies);
+  }
+  else
+  {
+    EXPECT_EQ(after.DirectCopies, before.DirectCopies + 2);
+    EXPECT_EQ(after.StagedChunks, before.StagedChunks);
+  }
+}
+
+std::vector<CopyCase>
+RoundTripCases()
+{
+  const size_t          threshold = CudaStagedCopyThresholdBytes;
+  const size_t          chunk = CudaStagedCopyMaximumChunkBytes;
+  std::vector<CopyCase> cases;
+  for (const size_t size : { size_t{ 1 },
+                             threshold - 1,
+                             threshold,
+                             threshold + 1,
+                             2 * threshold + 4097,
+                             3 * chunk + 12345,
+                             10 * chunk + 7 })
+  {
+    cases.push_back({ size, 0, 0 });
+    cases.push_back({ size, 3, 5 });
+  }
+  cases.push_back({ chunk, 4093, 1 });
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, CudaStagedCopyRoundTrip, ::testing::ValuesIn(RoundTripCases()),
+                         [](const ::testing::TestParamInfo<CopyCase> & info) {
+                           return std::to_string(info.param.Size) + "_at_" + std::to_string(info.param.HostOffset) +
+                                  "_" + std::to_string(info.param.DeviceOffset);
+                         });
+
+// --- ordering, concurrency and failures on the GPU ----------------------------
+
+TEST(CudaStagedCopy, DeviceToHostSeesEarlierWorkOnTheLegacyStream)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  const size_t size = 4 * CudaStagedCopyMaximumChunkBytes + 3;
+  DeviceBuffer device(size);
+  CUDA_CHECK(cudaMemset(device.Get(), 0, size));
+  // The host function holds the legacy stream back, so a copy that did not
+  // wait for it would read the zeros.
+  CUDA_CHECK(cudaLaunchHostFunc(cudaStreamLegacy, SleepOnStream, nullptr));
+  CUDA_CHECK(cudaMemsetAsync(device.Get(), 0x5A, size, cudaStreamLegacy));
+  Bytes host(size, 0x11);
+  ASSERT_EQ(itk::CudaStagedCopyDeviceToHost(host.data(), device.Get(), size), cudaSuccess);
+  EXPECT_TRUE(RangeIs(host.data(), 0x5A, size));
+}
+
+TEST(CudaStagedCopy, HostToDeviceLandsAfterEarlierWorkOnTheLegacyStream)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  const size_t size = 4 * CudaStagedCopyMaximumChunkBytes + 3;
+  DeviceBuffer device(size);
+  CUDA_CHECK(cudaLaunchHostFunc(cudaStreamLegacy, SleepOnStream, nullptr));
+  CUDA_CHECK(cudaMemsetAsync(device.Get(), 0xA5, size, cudaStreamLegacy));
+  const Bytes pattern = Pattern(size, 7);
+  ASSERT_EQ(itk::CudaStagedCopyHostToDevice(device.Get(), pattern.data(), size), cudaSuccess);
+  // Work enqueued after the call sees the copy, not the memset.
+  Bytes back(size);
+  CUDA_CHECK(cudaMemcpyAsync(back.data(), device.Get(), size, cudaMemcpyDeviceToHost, cudaStreamLegacy));
+  CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+  EXPECT_TRUE(RangeEquals(back.data(), pattern.data(), size));
+}
+
+TEST(CudaStagedCopy, ConcurrentCallsOnDifferentBuffers)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  int deviceCount = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&deviceCount));
+  constexpr unsigned int   threads = 4;
+  constexpr unsigned int   rounds = 4;
+  const size_t             size = 3 * CudaStagedCopyMaximumChunkBytes + 4099;
+  std::mutex               mutex;
+  std::vector<std::string> failures;
+  const auto               fail = [&](std::string message) {
+    std::lock_guard<std::mutex> lock(mutex);
+    failures.push_back(std::move(message));
+  };
+
+  std::vector<std::thread> workers;
+  for (unsigned int t = 0; t < threads; ++t)
+  {
+    workers.emplace_back([&, t] {
+      try
+      {
+        // Several devices, when present, are used at once too.
+        CUDA_CHECK(cudaSetDevice(static_cast<int>(t) % deviceCount));
+        DeviceBuffer device(size);
+        for (unsigned int round = 0; round < rounds; ++round)
+        {
+          const std::string where = "thread " + std::to_string(t) + " round " + std::to_string(round) + ": ";
+          const Bytes       pattern = Pattern(size, 100 * t + round);
+          Bytes             back(size, 0x11);
+          cudaError_t       error = itk::CudaStagedCopyHostToDevice(device.Get(), pattern.data(), size);
+          if (error == cudaSuccess)
+          {
+            error = itk::CudaStagedCopyDeviceToHost(back.data(), device.Get(), size);
+          }
+          if (error != cudaSuccess)
+          {
+            fail(where + cudaGetErrorName(error));
+          }
+          else if (const auto same = RangeEquals(back.data(), pattern.data(), size); !same)
+          {
+            fail(where + same.message());
+          }
+        }
+      }
+      catch (const itk::ExceptionObject & e)
+      {
+        fail(e.GetDescription());
+      }
+    });
+  }
+  for (auto & worker : workers)
+  {
+    worker.join();
+  }
+  EXPECT_TRUE(failures.empty()) << failures.size() << " failures, the first: " << failures.front();
+}
+
+TEST(CudaStagedCopy, AFailedChunkIsReportedAndTheNextCopyWorks)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  const FaultInjectionReset reset;
+  const size_t              size = 6 * CudaStagedCopyMaximumChunkBytes + 1;
+  DeviceBuffer              device(size);
+  const Bytes               pattern = Pattern(size, 3);
+  // The first chunk, one with earlier chunks in flight, and the last one.
+  for (const unsigned int failingChunk : { 1u, 3u, 7u })
+  {
+    SCOPED_TRACE(failingChunk);
+    itk::CudaStagedCopyFailChunkAfter(failingChunk, cudaErrorLaunchFailure);
+    EXPECT_EQ(itk::CudaStagedCopyHostToDevice(device.Get(), pattern.data(), size), cudaErrorLaunchFailure);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    ASSERT_EQ(itk::CudaStagedCopyHostToDevice(device.Get(), pattern.data(), size), cudaSuccess);
+    EXPECT_TRUE(RangeEquals(ReadWithCudaMemcpy(device.Get(), size).data(), pattern.data(), size));
+
+    Bytes back(size, 0x11);
+    itk::CudaStagedCopyFailChunkAfter(failingChunk, cudaErrorLaunchFailure);
+    EXPECT_EQ(itk::CudaStagedCopyDeviceToHost(back.data(), device.Get(), size), cudaErrorLaunchFailure);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    ASSERT_EQ(itk::CudaStagedCopyDeviceToHost(back.data(), device.Get(), size), cudaSuccess);
+    EXPECT_TRUE(RangeEquals(back.data(), pattern.data(), size));
+  }
+}
+
+TEST(CudaStagedCopy, PinnedHostMemoryIsCopiedDirectly)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  const size_t size = 3 * CudaStagedCopyThresholdBytes;
+  void *       pinned = nullptr;
+  CUDA_CHECK(cudaMallocHost(&pinned, size));
+  const std::unique_ptr<void, cudaError_t (*)(void *)> release(pinned, cudaFreeHost);
+  const Bytes                                          pattern = Pattern(size, 5);
+  std::memcpy(pinned, pattern.data(), size);
+  DeviceBuffer device(size);
+
+  const itk::CudaStagedCopyStatistics before = itk::CudaGetStagedCopyStatistics();
+  ASSERT_EQ(itk::CudaStagedCopyHostToDevice(device.Get(), pinned, size), cudaSuccess);
+  std::memset(pinned, 0, size);
+  ASSERT_EQ(itk::CudaStagedCopyDeviceToHost(pinned, device.Get(), size), cudaSuccess);
+  EXPECT_TRUE(RangeEquals(static_cast<const uint8_t *>(pinned), pattern.data(), size));
+  const itk::CudaStagedCopyStatistics after = itk::CudaGetStagedCopyStatistics();
+  EXPECT_EQ(after.DirectCopies, before.DirectCopies + 2);
+  EXPECT_EQ(after.StagedChunks, before.StagedChunks);
+}
+
+TEST(CudaStagedCopy, UsesTheBuffersDeviceAndLeavesTheCurrentDeviceAlone)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  int deviceCount = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&deviceCount));
+  if (deviceCount < 2)
+  {
+    GTEST_SKIP() << "needs two CUDA devices";
+  }
+  const size_t size = 2 * CudaStagedCopyMaximumChunkBytes + 17;
+  CUDA_CHECK(cudaSetDevice(1));
+  {
+    DeviceBuffer device(size);
+    CUDA_CHECK(cudaSetDevice(0));
+    const Bytes pattern = Pattern(size, 9);
+    ASSERT_EQ(itk::CudaStagedCopyHostToDevice(device.Get(), pattern.data(), size), cudaSuccess);
+    Bytes back(size, 0x11);
+    ASSERT_EQ(itk::CudaStagedCopyDeviceToHost(back.data(), device.Get(), size), cudaSuccess);
+    EXPECT_TRUE(RangeEquals(back.data(), pattern.data(), size));
+    int current = -1;
+    CUDA_CHECK(cudaGetDevice(&current));
+    EXPECT_EQ(current, 0);
+    CUDA_CHECK(cudaSetDevice(1)); // free the buffer on its own device
+  }
+  CUDA_CHECK(cudaSetDevice(0));
+}
+} // namespace
