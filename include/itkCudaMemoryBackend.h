@@ -73,6 +73,12 @@ public:
   virtual cudaError_t
   Free(void * pointer, int device) noexcept = 0;
 
+  /** How many bytes of the device allocation containing `pointer` lie at and
+   * after it (*bytes), e.g. to check that an external buffer is large enough.
+   * An error when `pointer` is not in a device allocation. */
+  virtual cudaError_t
+  GetBytesFrom(const void * pointer, size_t * bytes) = 0;
+
   /** Page-locked ("pinned") host memory, which the GPU copies at full PCIe
    * speed, visible to every device. */
   virtual cudaError_t
@@ -121,6 +127,8 @@ public:
   cudaError_t
   Free(void * pointer, int device) noexcept override;
   cudaError_t
+  GetBytesFrom(const void * pointer, size_t * bytes) override;
+  cudaError_t
   AllocateHost(void ** pointer, size_t bytes) override;
   cudaError_t
   FreeHost(void * pointer) noexcept override;
@@ -159,6 +167,8 @@ public:
   Allocate(void ** pointer, size_t bytes, int device) override;
   cudaError_t
   Free(void * pointer, int device) noexcept override;
+  cudaError_t
+  GetBytesFrom(const void * pointer, size_t * bytes) override;
   cudaError_t
   AllocateHost(void ** pointer, size_t bytes) override;
   cudaError_t

@@ -288,6 +288,24 @@ CudaDataManager::SetGPUBufferPointer(void * ptr, std::shared_ptr<const void> own
   }
   SharedState * state = m_State.get();
   LockType lock(state->Mutex);
+  if (state->BufferSize == 0)
+  {
+    itkExceptionMacro("SetGPUBufferPointer: set the buffer size (the image's regions) before adopting a device "
+                      "pointer");
+  }
+  // Where the backend can tell, the external allocation must hold the buffer.
+  size_t available = 0;
+  const cudaError_t rangeStatus = CudaMemoryBackend::GetDefault()->GetBytesFrom(ptr, &available);
+  if (rangeStatus == cudaSuccess && available < state->BufferSize)
+  {
+    itkExceptionMacro("SetGPUBufferPointer: the device allocation at " << ptr << " holds " << available
+                                                                       << " bytes from there, the buffer needs "
+                                                                       << state->BufferSize);
+  }
+  if (rangeStatus == cudaErrorInvalidValue)
+  {
+    itkExceptionMacro("SetGPUBufferPointer: " << ptr << " is not in a device allocation");
+  }
   state->Buffer().SetPointer(ptr, std::move(owner));
   state->Buffer().SetBufferSize(state->BufferSize);
   state->Touch();

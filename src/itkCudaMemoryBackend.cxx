@@ -16,6 +16,7 @@
  *
  *=========================================================================*/
 #include "itkCudaMemoryBackend.h"
+#include "itkCudaStagedCopy.h"
 #include "itkCudaUtil.h"
 
 #include <cstdlib>
@@ -140,6 +141,37 @@ CudaRuntimeMemoryBackend::Free(void * pointer, int device) noexcept
 }
 
 cudaError_t
+CudaRuntimeMemoryBackend::GetBytesFrom(const void * pointer, size_t * bytes)
+{
+  // cuMemGetAddressRange through the runtime: no link to libcuda needed.
+  using RangeFunction = CUresult (*)(CUdeviceptr *, size_t *, CUdeviceptr);
+  static const RangeFunction range = [] {
+    void *                          symbol = nullptr;
+    cudaDriverEntryPointQueryResult status;
+    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &symbol, 12000, cudaEnableDefault, &status) !=
+        cudaSuccess)
+    {
+      cudaGetLastError();
+      symbol = nullptr;
+    }
+    return reinterpret_cast<RangeFunction>(symbol);
+  }();
+  if (range == nullptr)
+  {
+    return cudaErrorNotSupported;
+  }
+  CUdeviceptr base = 0;
+  size_t      size = 0;
+  const auto  address = reinterpret_cast<CUdeviceptr>(pointer);
+  if (range(&base, &size, address) != CUDA_SUCCESS)
+  {
+    return cudaErrorInvalidValue;
+  }
+  *bytes = static_cast<size_t>(base + size - address);
+  return cudaSuccess;
+}
+
+cudaError_t
 CudaRuntimeMemoryBackend::AllocateHost(void ** pointer, size_t bytes)
 {
   const cudaError_t error = cudaHostAlloc(pointer, bytes, cudaHostAllocPortable);
@@ -157,16 +189,18 @@ CudaRuntimeMemoryBackend::FreeHost(void * pointer) noexcept
   return cudaFreeHost(pointer);
 }
 
+// Large copies from or to pageable memory (buffers we did not allocate) go
+// through pinned staging buffers; pinned and small ones go straight through.
 cudaError_t
 CudaRuntimeMemoryBackend::CopyHostToDevice(void * deviceDestination, const void * hostSource, size_t bytes)
 {
-  return cudaMemcpy(deviceDestination, hostSource, bytes, cudaMemcpyHostToDevice);
+  return CudaStagedCopyHostToDevice(deviceDestination, hostSource, bytes);
 }
 
 cudaError_t
 CudaRuntimeMemoryBackend::CopyDeviceToHost(void * hostDestination, const void * deviceSource, size_t bytes)
 {
-  return cudaMemcpy(hostDestination, deviceSource, bytes, cudaMemcpyDeviceToHost);
+  return CudaStagedCopyDeviceToHost(hostDestination, deviceSource, bytes);
 }
 
 cudaError_t
@@ -191,6 +225,23 @@ CudaEmulatedMemoryBackend::~CudaEmulatedMemoryBackend()
   {
     std::free(const_cast<void *>(allocation.first));
   }
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::GetBytesFrom(const void * pointer, size_t * bytes)
+{
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  const auto * address = static_cast<const char *>(pointer);
+  for (const auto & allocation : m_Allocations)
+  {
+    const auto * begin = static_cast<const char *>(allocation.first);
+    if (address >= begin && address < begin + allocation.second)
+    {
+      *bytes = static_cast<size_t>(begin + allocation.second - address);
+      return cudaSuccess;
+    }
+  }
+  return cudaErrorInvalidValue;
 }
 
 cudaError_t

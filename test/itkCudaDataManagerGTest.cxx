@@ -244,6 +244,28 @@ TEST_P(CudaDataManagerTest, NullExternalPointerIsRejected)
   EXPECT_NE(message.find("got a null pointer"), std::string::npos) << message;
 }
 
+TEST_P(CudaDataManagerTest, ExternalPointerMustHoldTheBuffer)
+{
+  void * external = nullptr;
+  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->Allocate(&external, 256, 0));
+  auto manager = CudaDataManager::New();
+  EXPECT_NE(ExceptionMessage([&] { manager->SetGPUBufferPointer(external); }).find("set the buffer size"),
+            std::string::npos);
+  manager->SetBufferSize(4000);
+  std::string message = ExceptionMessage([&] { manager->SetGPUBufferPointer(external); });
+  EXPECT_NE(message.find("holds 256 bytes from there, the buffer needs 4000"), std::string::npos) << message;
+  manager->SetBufferSize(200);
+  message = ExceptionMessage([&] { manager->SetGPUBufferPointer(static_cast<char *>(external) + 100); });
+  EXPECT_NE(message.find("holds 156 bytes"), std::string::npos) << message;
+  int onTheStack = 0;
+  message = ExceptionMessage([&] { manager->SetGPUBufferPointer(&onTheStack); });
+  EXPECT_NE(message.find("is not in a device allocation"), std::string::npos) << message;
+  manager->SetGPUBufferPointer(static_cast<char *>(external) + 56); // exactly 200 bytes left: fine
+  EXPECT_EQ(manager->GetGPUBufferSize(), 200u);
+  manager = nullptr;
+  EXPECT_EQ(itk::CudaMemoryBackend::GetDefault()->Free(external, 0), cudaSuccess);
+}
+
 TEST_P(CudaDataManagerTest, ConcurrentReadersDownloadOnce)
 {
   auto * device = static_cast<float *>(m_Manager->GetGPUBufferPointer());
