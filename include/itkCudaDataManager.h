@@ -299,7 +299,7 @@ public:
 
   /** Free the device buffer as soon as it becomes stale (default on; the
    * environment variable ITK_RELEASE_DIRTY_GPU_BUFFERS=0/false/off changes
-   * the default for new managers). */
+   * the default, read when the first manager of the process is made). */
   itkSetMacro(ReleaseDirtyGPUBuffer, bool);
   itkGetConstMacro(ReleaseDirtyGPUBuffer, bool);
   itkBooleanMacro(ReleaseDirtyGPUBuffer);
@@ -310,9 +310,9 @@ public:
   void
   ResetTransferStatistics();
 
-  /** The default of ReleaseDirtyGPUBuffer: on, unless
-   * ITK_RELEASE_DIRTY_GPU_BUFFERS is 0, false, off or no (any case).
-   * Any other value keeps it on. */
+  /** What ITK_RELEASE_DIRTY_GPU_BUFFERS says now: on, unless it is 0, false,
+   * off or no (any case); any other value, or none, keeps it on. New managers
+   * use the value read once, at the first manager of the process. */
   static bool
   GetReleaseDirtyGPUBufferDefault();
 
@@ -349,6 +349,9 @@ protected:
 
 private:
   using LockType = std::unique_lock<std::mutex>;
+
+  static bool
+  ProcessReleaseDirtyGPUBufferDefault();
 
   void
   UpdateCPUBufferLocked(SharedState & state);

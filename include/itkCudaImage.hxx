@@ -191,9 +191,9 @@ template <typename TPixel, unsigned int VImageDimension>
 void
 CudaImage<TPixel, VImageDimension>::SetBufferedRegion(const RegionType & region)
 {
-  const bool sizeChanged =
-    region.GetNumberOfPixels() != this->GetBufferedRegion().GetNumberOfPixels();
-  if (sizeChanged)
+  const SizeValueType before = this->GetBufferedRegion().GetNumberOfPixels();
+  // An empty region had nothing on the GPU: new images skip the data manager.
+  if (before > 0 && region.GetNumberOfPixels() != before)
   {
     // Keep the data (CPU side), drop the device copy of the old layout.
     m_DataManager->SetGPUBufferDirty();

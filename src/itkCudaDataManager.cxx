@@ -205,8 +205,16 @@ CudaDataManager::GetReleaseDirtyGPUBufferDefault()
 
 CudaDataManager::CudaDataManager()
   : m_State(std::make_shared<SharedState>())
-  , m_ReleaseDirtyGPUBuffer(GetReleaseDirtyGPUBufferDefault())
+  , m_ReleaseDirtyGPUBuffer(ProcessReleaseDirtyGPUBufferDefault())
 {}
+
+bool
+CudaDataManager::ProcessReleaseDirtyGPUBufferDefault()
+{
+  // Read once: managers are made for every image, getenv is a linear scan.
+  static const bool value = GetReleaseDirtyGPUBufferDefault();
+  return value;
+}
 
 CudaDataManager::~CudaDataManager() = default;
 
