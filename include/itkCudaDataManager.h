@@ -152,7 +152,9 @@ struct CudaTransferStatistics
  *
  * Each copy is either current or stale ("dirty"); data is copied only when a
  * stale copy is asked for, and the counters returned by
- * GetTransferStatistics() say how often that happened.
+ * GetTransferStatistics() say how often that happened. Copies are queued on
+ * the buffer's stream (GetStream()): an upload from pinned memory returns at
+ * once, a download returns when the data is on the host.
  *
  * After a successful call:
  * - UpdateCPUBuffer() / GetConstCPUBufferPointer(): the CPU copy is current.
@@ -292,6 +294,16 @@ public:
   /** Share `data`'s buffers, flags and counters from now on. */
   virtual void
   Graft(const CudaDataManager * data);
+
+  /** The stream on which this buffer's copies are queued (made on first
+   * use; shared by grafted managers). A blocking stream: work on the legacy
+   * default stream is ordered with it, so kernels launched there (code that
+   * ignores streams) see the data. Kernels that read or write the buffer on
+   * another stream must be ordered after this one, and this one after them
+   * (see CudaStreamWaitFor() in itkCudaUtil.h); CudaCommon's filters queue
+   * their kernels here. Host reads wait for it; uploads do not block. */
+  cudaStream_t
+  GetStream();
 
   /** True when this manager and `other` share buffers (grafted). */
   bool

@@ -86,6 +86,25 @@ public:
   virtual cudaError_t
   FreeHost(void * pointer) noexcept = 0;
 
+  /** A stream for a buffer's copies and kernels. The runtime backend makes
+   * a blocking stream: work on the legacy default stream is ordered with it
+   * both ways, so code that launches there needs no events. */
+  virtual cudaError_t
+  CreateStream(cudaStream_t * stream) = 0;
+  virtual cudaError_t
+  DestroyStream(cudaStream_t stream) noexcept = 0;
+  virtual cudaError_t
+  SynchronizeStream(cudaStream_t stream) = 0;
+
+  /** Queue a copy on `stream`. From pinned host memory it returns at once
+   * (the host buffer must not change until the stream has run it); from
+   * pageable memory it completes before returning. */
+  virtual cudaError_t
+  CopyHostToDeviceAsync(void * deviceDestination, const void * hostSource, size_t bytes, cudaStream_t stream) = 0;
+  /** Queue a copy on `stream`; complete once the stream is synchronised. */
+  virtual cudaError_t
+  CopyDeviceToHostAsync(void * hostDestination, const void * deviceSource, size_t bytes, cudaStream_t stream) = 0;
+
   /** Copies; complete (as seen by later host reads and later device work on
    * the legacy default stream) when they return. */
   virtual cudaError_t
@@ -133,6 +152,16 @@ public:
   cudaError_t
   FreeHost(void * pointer) noexcept override;
   cudaError_t
+  CreateStream(cudaStream_t * stream) override;
+  cudaError_t
+  DestroyStream(cudaStream_t stream) noexcept override;
+  cudaError_t
+  SynchronizeStream(cudaStream_t stream) override;
+  cudaError_t
+  CopyHostToDeviceAsync(void * deviceDestination, const void * hostSource, size_t bytes, cudaStream_t stream) override;
+  cudaError_t
+  CopyDeviceToHostAsync(void * hostDestination, const void * deviceSource, size_t bytes, cudaStream_t stream) override;
+  cudaError_t
   CopyHostToDevice(void * deviceDestination, const void * hostSource, size_t bytes) override;
   cudaError_t
   CopyDeviceToHost(void * hostDestination, const void * deviceSource, size_t bytes) override;
@@ -173,6 +202,16 @@ public:
   AllocateHost(void ** pointer, size_t bytes) override;
   cudaError_t
   FreeHost(void * pointer) noexcept override;
+  cudaError_t
+  CreateStream(cudaStream_t * stream) override;
+  cudaError_t
+  DestroyStream(cudaStream_t stream) noexcept override;
+  cudaError_t
+  SynchronizeStream(cudaStream_t stream) override;
+  cudaError_t
+  CopyHostToDeviceAsync(void * deviceDestination, const void * hostSource, size_t bytes, cudaStream_t stream) override;
+  cudaError_t
+  CopyDeviceToHostAsync(void * hostDestination, const void * deviceSource, size_t bytes, cudaStream_t stream) override;
   cudaError_t
   CopyHostToDevice(void * deviceDestination, const void * hostSource, size_t bytes) override;
   cudaError_t

@@ -43,9 +43,16 @@ CudaSquareImageFilter<TImage>::GPUGenerateData()
   }
   // Input first: when running in place, both are the same buffer and the
   // input's data must reach the device before the output claims it.
-  const auto * in = static_cast<const PixelType *>(input->GetCudaDataManager()->GetConstGPUBufferPointer());
-  auto *       out = static_cast<PixelType *>(output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite());
-  CudaSquareImage<PixelType>(numberOfPixels, in, out);
+  const auto   inputManager = input->GetCudaDataManager();
+  const auto   outputManager = output->GetCudaDataManager();
+  const auto * in = static_cast<const PixelType *>(inputManager->GetConstGPUBufferPointer());
+  auto *       out = static_cast<PixelType *>(outputManager->GetGPUBufferPointerForOverwrite());
+  // On the output's stream, after the input's copies; and later work on the
+  // input (a new upload, say) after this kernel has read it.
+  cudaStream_t stream = outputManager->GetStream();
+  CudaStreamWaitFor(stream, inputManager->GetStream());
+  CudaSquareImage<PixelType>(numberOfPixels, in, out, stream);
+  CudaStreamWaitFor(inputManager->GetStream(), stream);
 }
 } // namespace itk
 

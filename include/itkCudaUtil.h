@@ -76,6 +76,12 @@ IsCudaAvailable();
 CudaCommon_EXPORT std::string
 CudaUnavailableReason();
 
+/** Queue on `waiter` a wait for the work queued so far on `producer` (an
+ * event). Nothing to do when both are the same stream.
+ * \throws itk::ExceptionObject naming the CUDA error. */
+CudaCommon_EXPORT void
+CudaStreamWaitFor(cudaStream_t waiter, cudaStream_t producer);
+
 /** Restores the calling thread's current device on destruction, so that
  * library code can work on any device without changing the caller's. */
 class CudaCommon_EXPORT CudaDeviceGuard

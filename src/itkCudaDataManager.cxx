@@ -153,6 +153,48 @@ struct CudaDataManager::SharedState
   int                    BufferFlag{ 0 };
   CudaTransferStatistics Statistics;
   TimeStamp              SynchronizationTime;
+  // The stream this buffer's copies (and our filters' kernels) are queued on.
+  cudaStream_t                       Stream{ nullptr };
+  std::shared_ptr<CudaMemoryBackend> StreamBackend;
+  // An upload from the pinned CPU buffer may still be reading it.
+  bool UploadPending{ false };
+
+  SharedState() = default;
+  SharedState(const SharedState &) = delete;
+  SharedState &
+  operator=(const SharedState &) = delete;
+  ~SharedState()
+  {
+    if (StreamBackend)
+    {
+      // The CPU buffer is freed after us: let pending copies finish first.
+      StreamBackend->SynchronizeStream(Stream);
+      StreamBackend->DestroyStream(Stream);
+    }
+  }
+
+  cudaStream_t
+  GetStream()
+  {
+    if (!StreamBackend)
+    {
+      auto backend = CudaMemoryBackend::GetDefault();
+      CUDA_CHECK(backend->CreateStream(&Stream));
+      StreamBackend = std::move(backend);
+    }
+    return Stream;
+  }
+
+  /** Before the host writes or gives up the CPU buffer. */
+  void
+  WaitForUpload()
+  {
+    if (UploadPending)
+    {
+      UploadPending = false;
+      CUDA_CHECK(StreamBackend->SynchronizeStream(Stream));
+    }
+  }
 
   bool
   HasGPUBuffer() const
@@ -261,6 +303,7 @@ CudaDataManager::SetCPUBufferPointer(void * ptr)
 {
   SharedState * state = m_State.get();
   LockType lock(state->Mutex);
+  state->WaitForUpload();
   state->CPUBuffer = ptr;
   this->Modified();
 }
@@ -270,6 +313,7 @@ CudaDataManager::AdoptCPUBuffer(void * buffer, size_t bytes)
 {
   SharedState * state = m_State.get();
   LockType lock(state->Mutex);
+  state->WaitForUpload();
   if (state->BufferSize != bytes && state->OwnsGPUBuffer())
   {
     state->GPUBuffer->Free();
@@ -348,6 +392,7 @@ CudaDataManager::SetGPUDirtyFlag(bool isDirty)
 {
   SharedState * state = m_State.get();
   LockType lock(state->Mutex);
+  state->WaitForUpload();
   state->GPUDirty = isDirty;
   state->Touch();
 }
@@ -388,8 +433,11 @@ CudaDataManager::UpdateCPUBufferLocked(SharedState & state)
   }
   if (state.BufferSize > 0)
   {
-    CUDA_CHECK(
-      state.GPUBuffer->GetBackend()->CopyDeviceToHost(state.CPUBuffer, state.GPUBuffer->GetPointer(), state.BufferSize));
+    const auto   backend = state.GPUBuffer->GetBackend();
+    cudaStream_t stream = state.GetStream();
+    CUDA_CHECK(backend->CopyDeviceToHostAsync(state.CPUBuffer, state.GPUBuffer->GetPointer(), state.BufferSize, stream));
+    CUDA_CHECK(backend->SynchronizeStream(stream)); // the host reads next
+    state.UploadPending = false;
     ++state.Statistics.DeviceToHostCount;
     state.Statistics.DeviceToHostBytes += state.BufferSize;
   }
@@ -444,8 +492,10 @@ CudaDataManager::UpdateGPUBufferLocked(SharedState & state)
     itkExceptionMacro("the CPU copy of " << state.BufferSize
                                          << " bytes must be copied to the GPU, but there is no CPU buffer");
   }
-  CUDA_CHECK(
-    state.GPUBuffer->GetBackend()->CopyHostToDevice(state.GPUBuffer->GetPointer(), state.CPUBuffer, state.BufferSize));
+  // Queued on the buffer's stream: the host goes on while pinned data moves.
+  CUDA_CHECK(state.GPUBuffer->GetBackend()->CopyHostToDeviceAsync(state.GPUBuffer->GetPointer(), state.CPUBuffer,
+                                                                  state.BufferSize, state.GetStream()));
+  state.UploadPending = true;
   ++state.Statistics.HostToDeviceCount;
   state.Statistics.HostToDeviceBytes += state.BufferSize;
   state.GPUDirty = false;
@@ -455,6 +505,7 @@ CudaDataManager::UpdateGPUBufferLocked(SharedState & state)
 void
 CudaDataManager::MarkGPUBufferStaleLocked(SharedState & state)
 {
+  state.WaitForUpload(); // the caller is about to write the CPU buffer
   state.GPUDirty = true;
   if (m_ReleaseDirtyGPUBuffer && state.OwnsGPUBuffer())
   {
@@ -633,6 +684,14 @@ CudaDataManager::Graft(const CudaDataManager * data)
   }
   m_State = data->m_State;
   this->Modified();
+}
+
+cudaStream_t
+CudaDataManager::GetStream()
+{
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  return state->GetStream();
 }
 
 bool

@@ -189,6 +189,67 @@ CudaRuntimeMemoryBackend::FreeHost(void * pointer) noexcept
   return cudaFreeHost(pointer);
 }
 
+cudaError_t
+CudaRuntimeMemoryBackend::CreateStream(cudaStream_t * stream)
+{
+  return cudaStreamCreate(stream);
+}
+
+cudaError_t
+CudaRuntimeMemoryBackend::DestroyStream(cudaStream_t stream) noexcept
+{
+  return stream != nullptr ? cudaStreamDestroy(stream) : cudaSuccess;
+}
+
+cudaError_t
+CudaRuntimeMemoryBackend::SynchronizeStream(cudaStream_t stream)
+{
+  return cudaStreamSynchronize(stream);
+}
+
+namespace
+{
+bool
+IsPinnedHostMemory(const void * pointer)
+{
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess)
+  {
+    cudaGetLastError();
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeHost;
+}
+} // namespace
+
+cudaError_t
+CudaRuntimeMemoryBackend::CopyHostToDeviceAsync(void *       deviceDestination,
+                                                const void * hostSource,
+                                                size_t       bytes,
+                                                cudaStream_t stream)
+{
+  if (IsPinnedHostMemory(hostSource))
+  {
+    return cudaMemcpyAsync(deviceDestination, hostSource, bytes, cudaMemcpyHostToDevice, stream);
+  }
+  // Pageable: staged, ordered after the legacy stream, hence after `stream`
+  // (a blocking stream), and complete on return.
+  return CudaStagedCopyHostToDevice(deviceDestination, hostSource, bytes);
+}
+
+cudaError_t
+CudaRuntimeMemoryBackend::CopyDeviceToHostAsync(void *       hostDestination,
+                                                const void * deviceSource,
+                                                size_t       bytes,
+                                                cudaStream_t stream)
+{
+  if (IsPinnedHostMemory(hostDestination))
+  {
+    return cudaMemcpyAsync(hostDestination, deviceSource, bytes, cudaMemcpyDeviceToHost, stream);
+  }
+  return CudaStagedCopyDeviceToHost(hostDestination, deviceSource, bytes);
+}
+
 // Large copies from or to pageable memory (buffers we did not allocate) go
 // through pinned staging buffers; pinned and small ones go straight through.
 cudaError_t
@@ -407,6 +468,43 @@ CudaEmulatedMemoryBackend::CheckRange(const void * devicePointer, size_t bytes) 
     }
   }
   return cudaErrorInvalidValue;
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::CreateStream(cudaStream_t * stream)
+{
+  *stream = nullptr; // copies are synchronous: nothing to order
+  return cudaSuccess;
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::DestroyStream(cudaStream_t) noexcept
+{
+  return cudaSuccess;
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::SynchronizeStream(cudaStream_t)
+{
+  return cudaSuccess;
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::CopyHostToDeviceAsync(void *       deviceDestination,
+                                                 const void * hostSource,
+                                                 size_t       bytes,
+                                                 cudaStream_t)
+{
+  return this->CopyHostToDevice(deviceDestination, hostSource, bytes);
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::CopyDeviceToHostAsync(void *       hostDestination,
+                                                 const void * deviceSource,
+                                                 size_t       bytes,
+                                                 cudaStream_t)
+{
+  return this->CopyDeviceToHost(hostDestination, deviceSource, bytes);
 }
 
 cudaError_t

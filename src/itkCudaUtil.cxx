@@ -267,6 +267,21 @@ CudaSelectPlatform(const char * name)
   return -1;
 }
 
+void
+CudaStreamWaitFor(cudaStream_t waiter, cudaStream_t producer)
+{
+  if (waiter == producer)
+  {
+    return;
+  }
+  cudaEvent_t event = nullptr;
+  CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  const cudaError_t recorded = cudaEventRecord(event, producer);
+  const cudaError_t waited = recorded == cudaSuccess ? cudaStreamWaitEvent(waiter, event, 0) : recorded;
+  cudaEventDestroy(event); // released once the wait is satisfied
+  CUDA_CHECK(waited);
+}
+
 CudaDeviceGuard::CudaDeviceGuard(int device)
 {
   if (device < 0)

@@ -262,17 +262,6 @@ StreamFromInteger(unsigned long long stream)
   return reinterpret_cast<cudaStream_t>(static_cast<uintptr_t>(stream));
 }
 
-/** Queue on `waiter` a wait for the work queued so far on `producer`. */
-void
-StreamWait(cudaStream_t waiter, cudaStream_t producer)
-{
-  cudaEvent_t event = nullptr;
-  CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-  const cudaError_t recorded = cudaEventRecord(event, producer);
-  const cudaError_t waited = recorded == cudaSuccess ? cudaStreamWaitEvent(waiter, event, 0) : recorded;
-  cudaEventDestroy(event);
-  CUDA_CHECK(waited);
-}
 } // namespace
 
 // ---------------------------------------------------------------------------
@@ -308,17 +297,17 @@ LegacyStreamWaitFor(unsigned long long stream)
   {
     return;
   }
-  StreamWait(cudaStreamLegacy, StreamFromInteger(stream));
+  itk::CudaStreamWaitFor(cudaStreamLegacy, StreamFromInteger(stream));
 }
 
 void
-StreamWaitForLegacy(unsigned long long stream)
+StreamWaitFor(unsigned long long waiter, unsigned long long producer)
 {
-  if (stream == 0 || stream == 1 || !itk::IsCudaAvailable())
+  if (waiter == 0 || producer == 0 || waiter == producer || !itk::IsCudaAvailable())
   {
     return;
   }
-  StreamWait(StreamFromInteger(stream), cudaStreamLegacy);
+  itk::CudaStreamWaitFor(StreamFromInteger(waiter), StreamFromInteger(producer));
 }
 
 int
@@ -698,6 +687,14 @@ CudaImageHandle::ImportDeviceBuffer(unsigned long long pointer, PyObject * owner
     manager->SetGPUDirtyFlag(false);
     manager->SetReleaseDirtyGPUBuffer(false);
   });
+}
+
+unsigned long long
+CudaImageHandle::GetStream()
+{
+  unsigned long long stream = 0;
+  Visit([&](auto * image) { stream = reinterpret_cast<uintptr_t>(image->GetCudaDataManager()->GetStream()); });
+  return stream == 0 ? 1 : stream; // no stream of its own: the legacy default stream
 }
 
 void

@@ -56,10 +56,11 @@ CurrentDevice();
  * wait for the work queued so far on `stream` (an external producer's). */
 void
 LegacyStreamWaitFor(unsigned long long stream);
-/** Make `stream` (an external consumer's) wait for the work queued so far on
- * the legacy default stream. 1 (legacy) needs nothing; 2 is per-thread. */
+/** Make stream `waiter` (e.g. an external consumer's) wait for the work
+ * queued so far on stream `producer` (e.g. an image's). Stream values as in
+ * the array interfaces: 1 legacy default, 2 per-thread default, else a handle. */
 void
-StreamWaitForLegacy(unsigned long long stream);
+StreamWaitFor(unsigned long long waiter, unsigned long long producer);
 
 /** Device of a device pointer; throws std::invalid_argument when `pointer`
  * is not device (or managed) memory. */
@@ -163,6 +164,11 @@ public:
    * allocated when the host first reads); `owner` is kept alive meanwhile. */
   void
   ImportDeviceBuffer(unsigned long long pointer, PyObject * owner);
+
+  /** The image's stream (its data manager's) as an integer, for the array
+   * interfaces: copies and CudaCommon kernels on the image are queued there. */
+  unsigned long long
+  GetStream();
 
   /** Never release the device buffer when it becomes stale (external views exist). */
   void

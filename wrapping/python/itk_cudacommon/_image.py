@@ -291,20 +291,23 @@ class CudaImage(metaclass=_CudaImageTemplate):
     @property
     def __cuda_array_interface__(self):
         """Version 3. Makes the GPU copy current; the CPU copy is then stale, since
-        the consumer may write. Work on the image is queued on the legacy default
-        stream, hence 'stream': 1. The device buffer is never released while the
-        image lives, so views stay valid."""
+        the consumer may write. 'stream' is the image's stream, on which its
+        copies and kernels are queued: consumers on other streams wait for it.
+        The device buffer is never released while the image lives, so views
+        stay valid."""
         pointer = 0
+        stream = 1
         if not self._is_empty():
             pointer = self._handle.GetGPUBufferPointer(True)
             self._handle.PinDeviceBuffer()
+            stream = self._handle.GetStream()
         return {
             "shape": self.shape,
             "typestr": TYPESTR[self._code],
             "data": (pointer, False),
             "version": 3,
             "strides": None,
-            "stream": 1,
+            "stream": stream,
         }
 
     @property
@@ -328,8 +331,9 @@ class CudaImage(metaclass=_CudaImageTemplate):
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule of the device buffer (versioned when the consumer's
-        max_version allows 1.x). The consumer's `stream` is made to wait for the
-        work queued on the image; -1 skips that."""
+        max_version allows 1.x). The consumer's `stream` (None: the legacy
+        default stream) is made to wait for the work queued on the image's
+        stream; -1 skips that."""
         if copy:
             raise BufferError("copy=True: CudaImage exports its device buffer without copying")
         if self._is_empty():
@@ -339,10 +343,12 @@ class CudaImage(metaclass=_CudaImageTemplate):
         device = self.__dlpack_device__()
         if dl_device is not None and tuple(dl_device) != device:
             raise BufferError(f"dl_device {tuple(dl_device)} requested; the image is on {device}")
-        if stream is not None and stream != -1:
+        if stream is None:
+            stream = 1
+        if stream != -1:
             if not isinstance(stream, int) or stream == 0:
                 raise ValueError(f"stream: expected None, -1, 1, 2 or a CUDA stream handle, got {stream!r}")
-            core.StreamWaitForLegacy(stream)
+            core.StreamWaitFor(stream, self._handle.GetStream())
         versioned = max_version is not None and tuple(max_version)[0] >= 1
         return core.MakeDLPackCapsule(pointer, device[1], list(self.shape), TYPESTR[self._code], versioned, False, self)
 
