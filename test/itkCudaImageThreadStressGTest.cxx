@@ -18,6 +18,7 @@
 #include "itkCudaImage.h"
 #include "itkCudaTestUtilities.h"
 
+#include <algorithm>
 #include <atomic>
 #include <random>
 #include <shared_mutex>
@@ -114,4 +115,40 @@ TEST_P(CudaImageThreadStressTest, MixedReadersAndWritersSeeTheLastWrite)
 }
 
 ITK_CUDA_INSTANTIATE_BACKEND_TESTS(CudaImageThreadStressTest);
+} // namespace
+
+namespace
+{
+// Streams: each buffer has its own, grafts share it, and an upload queued
+// from pinned memory never lets a later host write leak into the device copy
+// out of order.
+TEST(CudaImageStreams, OwnStreamSharedByGraftsAndOrderedWithHostWrites)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  using Image3 = itk::CudaImage<float, 3>;
+  auto image = Image3::New();
+  image->SetRegions(Image3::SizeType{ { 512, 512, 128 } }); // 128 MiB: pinned host buffer
+  image->Allocate();
+  image->FillBuffer(1.0f);
+  auto other = Image3::New();
+  other->SetRegions(Image3::SizeType{ { 8, 8, 8 } });
+  other->Allocate();
+  cudaStream_t stream = image->GetCudaDataManager()->GetStream();
+  EXPECT_NE(stream, nullptr);
+  EXPECT_NE(stream, other->GetCudaDataManager()->GetStream());
+  auto graft = Image3::New();
+  graft->Graft(image);
+  EXPECT_EQ(graft->GetCudaDataManager()->GetStream(), stream);
+
+  for (int round = 2; round < 6; ++round)
+  {
+    image->GetCudaDataManager()->GetConstGPUBufferPointer(); // upload queued, host goes on
+    image->FillBuffer(static_cast<float>(round));           // waits for it, then writes
+    const auto *       device = static_cast<const float *>(image->GetCudaDataManager()->GetConstGPUBufferPointer());
+    std::vector<float> back(512 * 512 * 128);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    CUDA_CHECK(cudaMemcpy(back.data(), device, back.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(std::count(back.begin(), back.end(), static_cast<float>(round)), static_cast<long>(back.size()));
+  }
+}
 } // namespace
