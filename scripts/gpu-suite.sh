@@ -38,13 +38,14 @@ rc=0
 summary+=("demo 256^3: exit $rc; $(tail -n 1 "$out/demo.log")")
 
 # Tests provoke CUDA API errors on purpose (out of memory, invalid device,
-# invalid launch configuration), so only device-side errors are counted.
+# invalid launch configuration), so only device-side errors are counted. The
+# >2^32-voxel test is left out: instrumenting 4.6e9 voxels would take hours.
 for tool in memcheck racecheck initcheck synccheck; do
   extra=()
   [ "$tool" = memcheck ] && extra=(--leak-check full)
   log="$out/sanitizer-$tool.log"
   compute-sanitizer --tool "$tool" "${extra[@]}" --report-api-errors no \
-    "$build/test/CudaCommonGTests" --gtest_brief=1 > "$log" 2>&1 || status=1
+    "$build/test/CudaCommonGTests" --gtest_brief=1 --gtest_filter='-CudaHugeImage.*' > "$log" 2>&1 || status=1
   summary+=("compute-sanitizer $tool: $(grep -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log" | tr '\n' ' ')$(grep -E '^\[  (PASSED|FAILED)' "$log" | tr '\n' ' ')")
   { echo "=== $tool"; cat "$log"; } >> "$out/sanitizers.log"
   rm -f "$log"  # one file for all four: the device tool returns at most 8 files

@@ -38,7 +38,7 @@ constexpr unsigned int StagingBuffers = CudaStagedCopyStagingBuffers;
 
 /** Host threads (the caller included) that copy one chunk between pageable
  * and pinned memory: one thread's memcpy is what limits cudaMemcpy. */
-constexpr unsigned int MaximumHostCopyThreads = 8;
+constexpr unsigned int MaximumHostCopyThreads = 16;
 
 /** Below this a piece of a chunk is not worth waking a thread for. */
 constexpr size_t MinimumPieceBytes = size_t{ 256 } << 10;
