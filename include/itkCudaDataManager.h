@@ -59,6 +59,9 @@ public:
    * \throws itk::ExceptionObject naming the requested and free sizes. */
   void
   Allocate(size_t bufferSize);
+  /** Same, on `device`; the calling thread's current device is unchanged. */
+  void
+  Allocate(size_t bufferSize, int device);
 
   /** Free an owned buffer, forget a borrowed one. \throws on a CUDA error. */
   void
@@ -305,6 +308,17 @@ public:
   cudaStream_t
   GetStream();
 
+  /** The device of the GPU copy: CudaGetDefaultDevice() unless set (or the
+   * device of an adopted external pointer). Setting another device while a
+   * GPU copy exists moves the data through the host: the CPU copy is made
+   * current and the GPU copy released; the next GPU use uploads to the new
+   * device. No call changes the calling thread's current device.
+   * \throws itk::ExceptionObject for an invalid device index. */
+  void
+  SetDevice(int device);
+  int
+  GetDevice() const;
+
   /** True when this manager and `other` share buffers (grafted). */
   bool
   SharesBuffersWith(const CudaDataManager * other) const;
@@ -373,6 +387,8 @@ private:
   AllocateGPUBufferLocked(SharedState & state);
   void
   MarkGPUBufferStaleLocked(SharedState & state);
+  void
+  ReleaseStreamLocked(SharedState & state);
 
   std::shared_ptr<SharedState> m_State;
   bool                         m_ReleaseDirtyGPUBuffer;

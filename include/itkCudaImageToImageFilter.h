@@ -60,6 +60,13 @@ public:
   static constexpr unsigned int InputImageDimension = TInputImage::ImageDimension;
   static constexpr unsigned int OutputImageDimension = TOutputImage::ImageDimension;
 
+  /** Device the GPU implementation runs on: -1 (default) follows the primary
+   * input (a CudaImage's device), else CudaGetDefaultDevice(). A CudaImage
+   * input on another device is moved there (through the host); outputs are
+   * made there. The calling thread's current device is restored afterwards. */
+  itkSetMacro(Device, int);
+  itkGetConstMacro(Device, int);
+
   /** Use the GPU implementation (default on); off runs the CPU parent. */
   itkSetMacro(GPUEnabled, bool);
   itkGetConstMacro(GPUEnabled, bool);
@@ -98,6 +105,7 @@ private:
   CheckOutputType(const DataObject * output) const;
 
   bool m_GPUEnabled{ true };
+  int  m_Device{ -1 };
 };
 } // namespace itk
 

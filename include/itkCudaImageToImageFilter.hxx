@@ -50,7 +50,27 @@ CudaImageToImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GenerateD
     }
     return;
   }
+  using CudaInputImage = typename CudaTraits<TInputImage>::Type;
+  auto * input = dynamic_cast<const CudaInputImage *>(this->ProcessObject::GetInput(0));
+  int    device = m_Device;
+  if (device < 0)
+  {
+    device = input != nullptr ? input->GetCudaDataManager()->GetDevice() : CudaGetDefaultDevice();
+  }
+  if (input != nullptr)
+  {
+    input->GetCudaDataManager()->SetDevice(device);
+  }
+  const CudaDeviceGuard onDevice(device);
   this->AllocateOutputs();
+  for (unsigned int i = 0; i < this->GetNumberOfIndexedOutputs(); ++i)
+  {
+    auto * output = dynamic_cast<CudaOutputImage *>(this->ProcessObject::GetOutput(i));
+    if (output != nullptr)
+    {
+      output->GetCudaDataManager()->SetDevice(device); // no-op when grafted from the input
+    }
+  }
   this->GPUGenerateData();
 }
 
@@ -115,6 +135,7 @@ CudaImageToImageFilter<TInputImage, TOutputImage, TParentImageFilter>::PrintSelf
 {
   Superclass::PrintSelf(os, indent);
   os << indent << "GPUEnabled: " << (m_GPUEnabled ? "On" : "Off") << std::endl;
+  os << indent << "Device: " << m_Device << (m_Device < 0 ? " (the input's)" : "") << std::endl;
 }
 } // namespace itk
 

@@ -61,6 +61,14 @@ public:
   virtual cudaError_t
   GetCurrentDevice(int * device) = 0;
 
+  /** How many devices there are (1 when emulated). */
+  virtual cudaError_t
+  GetDeviceCount(int * count) = 0;
+
+  /** The device a device pointer belongs to. */
+  virtual cudaError_t
+  GetPointerDevice(const void * pointer, int * device) = 0;
+
   /** Free and total memory of the current device, in bytes. */
   virtual cudaError_t
   GetMemoryInfo(size_t * freeBytes, size_t * totalBytes) = 0;
@@ -90,7 +98,7 @@ public:
    * a blocking stream: work on the legacy default stream is ordered with it
    * both ways, so code that launches there needs no events. */
   virtual cudaError_t
-  CreateStream(cudaStream_t * stream) = 0;
+  CreateStream(cudaStream_t * stream, int device) = 0;
   virtual cudaError_t
   DestroyStream(cudaStream_t stream) noexcept = 0;
   virtual cudaError_t
@@ -140,6 +148,10 @@ public:
   cudaError_t
   GetCurrentDevice(int * device) override;
   cudaError_t
+  GetDeviceCount(int * count) override;
+  cudaError_t
+  GetPointerDevice(const void * pointer, int * device) override;
+  cudaError_t
   GetMemoryInfo(size_t * freeBytes, size_t * totalBytes) override;
   cudaError_t
   Allocate(void ** pointer, size_t bytes, int device) override;
@@ -152,7 +164,7 @@ public:
   cudaError_t
   FreeHost(void * pointer) noexcept override;
   cudaError_t
-  CreateStream(cudaStream_t * stream) override;
+  CreateStream(cudaStream_t * stream, int device) override;
   cudaError_t
   DestroyStream(cudaStream_t stream) noexcept override;
   cudaError_t
@@ -191,6 +203,10 @@ public:
   cudaError_t
   GetCurrentDevice(int * device) override;
   cudaError_t
+  GetDeviceCount(int * count) override;
+  cudaError_t
+  GetPointerDevice(const void * pointer, int * device) override;
+  cudaError_t
   GetMemoryInfo(size_t * freeBytes, size_t * totalBytes) override;
   cudaError_t
   Allocate(void ** pointer, size_t bytes, int device) override;
@@ -203,7 +219,7 @@ public:
   cudaError_t
   FreeHost(void * pointer) noexcept override;
   cudaError_t
-  CreateStream(cudaStream_t * stream) override;
+  CreateStream(cudaStream_t * stream, int device) override;
   cudaError_t
   DestroyStream(cudaStream_t stream) noexcept override;
   cudaError_t

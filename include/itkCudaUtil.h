@@ -57,6 +57,12 @@ CudaGetAvailableDevices(std::vector<cudaDeviceProp> & devices);
 CudaCommon_EXPORT int
 CudaGetMaxFlopsDev();
 
+/** The device new device buffers go to unless told otherwise: the index in
+ * the environment variable ITK_CUDA_DEVICE when it names a visible device,
+ * else the most capable device (CudaGetMaxFlopsDev()), else 0. Read once. */
+CudaCommon_EXPORT int
+CudaGetDefaultDevice();
+
 /** Print the name and main properties of `device` to std::cout (and every
  * property when verbose). \throws itk::ExceptionObject for an invalid index. */
 CudaCommon_EXPORT void

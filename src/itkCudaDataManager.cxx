@@ -56,7 +56,6 @@ GPUMemPointer::Release() noexcept
 void
 GPUMemPointer::Allocate(size_t bufferSize)
 {
-  this->Free();
   auto backend = CudaMemoryBackend::GetDefault();
   if (!backend->IsDeviceAvailable())
   {
@@ -65,6 +64,19 @@ GPUMemPointer::Allocate(size_t bufferSize)
   }
   int device = 0;
   CUDA_CHECK(backend->GetCurrentDevice(&device));
+  this->Allocate(bufferSize, device);
+}
+
+void
+GPUMemPointer::Allocate(size_t bufferSize, int device)
+{
+  this->Free();
+  auto backend = CudaMemoryBackend::GetDefault();
+  if (!backend->IsDeviceAvailable())
+  {
+    itkExceptionMacro("cannot allocate " << bufferSize << " bytes of device memory: no CUDA device is available ("
+                                         << CudaUnavailableReason() << ")");
+  }
   void *            pointer = nullptr;
   const cudaError_t error = backend->Allocate(&pointer, bufferSize, device);
   if (error != cudaSuccess)
@@ -158,6 +170,18 @@ struct CudaDataManager::SharedState
   std::shared_ptr<CudaMemoryBackend> StreamBackend;
   // An upload from the pinned CPU buffer may still be reading it.
   bool UploadPending{ false };
+  // Device of the GPU copy; -1: the default device, chosen at first use.
+  int Device{ -1 };
+
+  int
+  ResolveDevice()
+  {
+    if (Device < 0)
+    {
+      Device = CudaGetDefaultDevice();
+    }
+    return Device;
+  }
 
   SharedState() = default;
   SharedState(const SharedState &) = delete;
@@ -179,7 +203,7 @@ struct CudaDataManager::SharedState
     if (!StreamBackend)
     {
       auto backend = CudaMemoryBackend::GetDefault();
-      CUDA_CHECK(backend->CreateStream(&Stream));
+      CUDA_CHECK(backend->CreateStream(&Stream, ResolveDevice()));
       StreamBackend = std::move(backend);
     }
     return Stream;
@@ -358,6 +382,13 @@ CudaDataManager::SetGPUBufferPointer(void * ptr, std::shared_ptr<const void> own
   {
     itkExceptionMacro("SetGPUBufferPointer: " << ptr << " is not in a device allocation");
   }
+  int pointerDevice = -1;
+  if (CudaMemoryBackend::GetDefault()->GetPointerDevice(ptr, &pointerDevice) == cudaSuccess &&
+      pointerDevice != state->ResolveDevice())
+  {
+    this->ReleaseStreamLocked(*state); // its stream belonged to the old device
+    state->Device = pointerDevice;
+  }
   state->Buffer().SetPointer(ptr, std::move(owner));
   state->Buffer().SetBufferSize(state->BufferSize);
   state->Touch();
@@ -457,7 +488,7 @@ CudaDataManager::AllocateGPUBufferLocked(SharedState & state)
     itkExceptionMacro("the GPU copy is the only current copy but its buffer is gone; the data is lost "
                       "(flags set by hand?)");
   }
-  state.Buffer().Allocate(state.BufferSize);
+  state.Buffer().Allocate(state.BufferSize, state.ResolveDevice());
   // A new device buffer holds garbage until the CPU copy is uploaded.
   state.GPUDirty = true;
 }
@@ -684,6 +715,52 @@ CudaDataManager::Graft(const CudaDataManager * data)
   }
   m_State = data->m_State;
   this->Modified();
+}
+
+void
+CudaDataManager::ReleaseStreamLocked(SharedState & state)
+{
+  if (state.StreamBackend)
+  {
+    state.WaitForUpload();
+    CUDA_CHECK(state.StreamBackend->SynchronizeStream(state.Stream));
+    state.StreamBackend->DestroyStream(state.Stream);
+    state.StreamBackend.reset();
+    state.Stream = nullptr;
+  }
+}
+
+void
+CudaDataManager::SetDevice(int device)
+{
+  int count = 0;
+  CUDA_CHECK(CudaMemoryBackend::GetDefault()->GetDeviceCount(&count));
+  if (device < 0 || device >= count)
+  {
+    itkExceptionMacro("invalid CUDA device " << device << ": expected an index in [0, " << count << ")");
+  }
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  if (device == state->ResolveDevice())
+  {
+    return;
+  }
+  if (state->HasGPUBuffer())
+  {
+    this->UpdateCPUBufferLocked(*state); // the data goes through the host
+    state->GPUBuffer->Free();
+    state->GPUDirty = true;
+  }
+  this->ReleaseStreamLocked(*state);
+  state->Device = device;
+}
+
+int
+CudaDataManager::GetDevice() const
+{
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  return state->ResolveDevice();
 }
 
 cudaStream_t

@@ -190,9 +190,45 @@ CudaRuntimeMemoryBackend::FreeHost(void * pointer) noexcept
 }
 
 cudaError_t
-CudaRuntimeMemoryBackend::CreateStream(cudaStream_t * stream)
+CudaRuntimeMemoryBackend::CreateStream(cudaStream_t * stream, int device)
 {
-  return cudaStreamCreate(stream);
+  int         current = 0;
+  cudaError_t error = cudaGetDevice(&current);
+  if (error != cudaSuccess || (current != device && (error = cudaSetDevice(device)) != cudaSuccess))
+  {
+    return error;
+  }
+  error = cudaStreamCreate(stream);
+  if (current != device)
+  {
+    const cudaError_t restore = cudaSetDevice(current);
+    error = error == cudaSuccess ? restore : error;
+  }
+  return error;
+}
+
+cudaError_t
+CudaRuntimeMemoryBackend::GetDeviceCount(int * count)
+{
+  return cudaGetDeviceCount(count);
+}
+
+cudaError_t
+CudaRuntimeMemoryBackend::GetPointerDevice(const void * pointer, int * device)
+{
+  cudaPointerAttributes attributes{};
+  const cudaError_t     error = cudaPointerGetAttributes(&attributes, pointer);
+  if (error != cudaSuccess)
+  {
+    cudaGetLastError();
+    return error;
+  }
+  if (attributes.type != cudaMemoryTypeDevice && attributes.type != cudaMemoryTypeManaged)
+  {
+    return cudaErrorInvalidValue;
+  }
+  *device = attributes.device;
+  return cudaSuccess;
 }
 
 cudaError_t
@@ -471,7 +507,23 @@ CudaEmulatedMemoryBackend::CheckRange(const void * devicePointer, size_t bytes) 
 }
 
 cudaError_t
-CudaEmulatedMemoryBackend::CreateStream(cudaStream_t * stream)
+CudaEmulatedMemoryBackend::GetDeviceCount(int * count)
+{
+  *count = 1;
+  return cudaSuccess;
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::GetPointerDevice(const void * pointer, int * device)
+{
+  size_t bytes = 0;
+  const cudaError_t error = this->GetBytesFrom(pointer, &bytes);
+  *device = 0;
+  return error;
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::CreateStream(cudaStream_t * stream, int)
 {
   *stream = nullptr; // copies are synchronous: nothing to order
   return cudaSuccess;

@@ -17,6 +17,8 @@
  *=========================================================================*/
 #include "itkCudaUtil.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <mutex>
 #include <sstream>
@@ -219,6 +221,28 @@ CudaGetMaxFlopsDev()
     return bestDevice;
   }();
   return best;
+}
+
+int
+CudaGetDefaultDevice()
+{
+  static const int device = [] {
+    const int   count = GetAvailability().DeviceCount;
+    const char * value = std::getenv("ITK_CUDA_DEVICE");
+    if (value != nullptr && *value != '\0')
+    {
+      char *     end = nullptr;
+      const long chosen = std::strtol(value, &end, 10);
+      if (*end == '\0' && chosen >= 0 && chosen < count)
+      {
+        return static_cast<int>(chosen);
+      }
+      std::cerr << "CudaCommon: ignoring ITK_CUDA_DEVICE=" << value << ": expected an index in [0, " << count << ")"
+                << std::endl;
+    }
+    return std::max(0, CudaGetMaxFlopsDev());
+  }();
+  return device;
 }
 
 void
