@@ -31,8 +31,10 @@ namespace itk
  * is released after the update; call InPlaceOff() to keep the input. Without a CUDA device, or with GPUEnabled off, ITK's
  * SquareImageFilter computes the same pixels on the CPU.
  *
- * The GPU path needs the input's buffered region to equal the output's
- * requested region (no streaming yet); otherwise Update() throws.
+ * Streaming works: when the output's region is a piece of a larger input
+ * buffer (a StreamingImageFilter downstream of a fully buffered image), the
+ * GPU path squares just that piece, for images of up to 3 dimensions; the
+ * input is uploaded once and stays on the device for the next pieces.
  * \ingroup CudaCommon
  */
 template <typename TImage>
@@ -64,6 +66,10 @@ protected:
 
   void
   GPUGenerateData() override;
+
+private:
+  void
+  GenerateRegionOnGPU(const ImageType * input, ImageType * output);
 };
 } // namespace itk
 

@@ -31,14 +31,15 @@ CudaSquareImageFilter<TImage>::GPUGenerateData()
 
   const auto & inputRegion = input->GetBufferedRegion();
   const auto & outputRegion = output->GetBufferedRegion();
-  if (inputRegion != outputRegion)
-  {
-    itkExceptionMacro("the GPU path needs the input's buffered region to equal the output's buffered region; input: "
-                      << inputRegion << " output: " << outputRegion);
-  }
   const size_t numberOfPixels = outputRegion.GetNumberOfPixels();
   if (numberOfPixels == 0)
   {
+    return;
+  }
+  if (inputRegion != outputRegion)
+  {
+    // Streaming: the output is a piece of a larger input buffer.
+    this->GenerateRegionOnGPU(input, output);
     return;
   }
   // Input first: when running in place, both are the same buffer and the
@@ -52,6 +53,34 @@ CudaSquareImageFilter<TImage>::GPUGenerateData()
   cudaStream_t stream = outputManager->GetStream();
   CudaStreamWaitFor(stream, inputManager->GetStream());
   CudaSquareImage<PixelType>(numberOfPixels, in, out, stream);
+  CudaStreamWaitFor(inputManager->GetStream(), stream);
+}
+template <typename TImage>
+void
+CudaSquareImageFilter<TImage>::GenerateRegionOnGPU(const ImageType * input, ImageType * output)
+{
+  const auto & inputRegion = input->GetBufferedRegion();
+  const auto & outputRegion = output->GetBufferedRegion();
+  if (ImageType::ImageDimension > 3 || !inputRegion.IsInside(outputRegion))
+  {
+    itkExceptionMacro("the GPU path computes a region inside the input's buffered region for images of up to 3 "
+                      "dimensions; input buffered region: "
+                      << inputRegion << " output region: " << outputRegion);
+  }
+  CudaRegionGeometry geometry{ { 1, 1, 1 }, { 0, 0, 0 }, { 1, 1, 1 } };
+  for (unsigned int d = 0; d < ImageType::ImageDimension && d < 3; ++d)
+  {
+    geometry.InputSize[d] = inputRegion.GetSize(d);
+    geometry.Offset[d] = static_cast<size_t>(outputRegion.GetIndex(d) - inputRegion.GetIndex(d));
+    geometry.OutputSize[d] = outputRegion.GetSize(d);
+  }
+  const auto   inputManager = input->GetCudaDataManager();
+  const auto   outputManager = output->GetCudaDataManager();
+  const auto * in = static_cast<const PixelType *>(inputManager->GetConstGPUBufferPointer());
+  auto *       out = static_cast<PixelType *>(outputManager->GetGPUBufferPointerForOverwrite());
+  cudaStream_t stream = outputManager->GetStream();
+  CudaStreamWaitFor(stream, inputManager->GetStream());
+  CudaSquareImageRegion<PixelType>(in, geometry, out, stream);
   CudaStreamWaitFor(inputManager->GetStream(), stream);
 }
 } // namespace itk
