@@ -733,8 +733,12 @@ CudaDataManager::ReleaseStreamLocked(SharedState & state)
 void
 CudaDataManager::SetDevice(int device)
 {
-  int count = 0;
-  CUDA_CHECK(CudaMemoryBackend::GetDefault()->GetDeviceCount(&count));
+  int        count = 0;
+  const auto backend = CudaMemoryBackend::GetDefault();
+  if (backend->IsDeviceAvailable())
+  {
+    CUDA_CHECK(backend->GetDeviceCount(&count));
+  }
   if (device < 0 || device >= count)
   {
     itkExceptionMacro("invalid CUDA device " << device << ": expected an index in [0, " << count << ")");

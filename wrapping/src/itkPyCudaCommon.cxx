@@ -80,9 +80,10 @@ struct PixelConversion<Vector<T, N>>
 
 // --- the type lists
 
-template <typename P, typename F>
+/** Calls f(Tag<CudaImage<P, D>>) for D in 2..MaximumDimension. */
+template <typename P, unsigned int MaximumDimension, typename F>
 void
-VisitScalarDimension(unsigned int dimension, const std::string & code, F && f)
+VisitDimension(unsigned int dimension, const std::string & code, F && f)
 {
   switch (dimension)
   {
@@ -93,30 +94,17 @@ VisitScalarDimension(unsigned int dimension, const std::string & code, F && f)
       f(Tag<CudaImage<P, 3>>{});
       return;
     case 4:
-      f(Tag<CudaImage<P, 4>>{});
-      return;
+      if constexpr (MaximumDimension >= 4)
+      {
+        f(Tag<CudaImage<P, 4>>{});
+        return;
+      }
+      break;
     default:
-      throw std::invalid_argument("dimension " + std::to_string(dimension) + " is not available for pixel type " +
-                                  code + ": expected 2, 3 or 4");
+      break;
   }
-}
-
-template <typename P, typename F>
-void
-VisitVectorDimension(unsigned int dimension, const std::string & code, F && f)
-{
-  switch (dimension)
-  {
-    case 2:
-      f(Tag<CudaImage<P, 2>>{});
-      return;
-    case 3:
-      f(Tag<CudaImage<P, 3>>{});
-      return;
-    default:
-      throw std::invalid_argument("dimension " + std::to_string(dimension) + " is not available for pixel type " +
-                                  code + ": expected 2 or 3");
-  }
+  throw std::invalid_argument("dimension " + std::to_string(dimension) + " is not available for pixel type " + code +
+                              (MaximumDimension >= 4 ? ": expected 2, 3 or 4" : ": expected 2 or 3"));
 }
 
 /** Calls f(Tag<P>) for a scalar pixel code; returns false for another code. */
@@ -152,7 +140,7 @@ void
 VisitImageType(const std::string & code, unsigned int dimension, F && f)
 {
   const bool scalar = VisitScalarPixel(code, [&](auto pixel) {
-    VisitScalarDimension<typename decltype(pixel)::Type>(dimension, code, f);
+    VisitDimension<typename decltype(pixel)::Type, 4>(dimension, code, f);
   });
   if (scalar)
   {
@@ -160,11 +148,11 @@ VisitImageType(const std::string & code, unsigned int dimension, F && f)
   }
   if (code == "VF2")
   {
-    VisitVectorDimension<Vector<float, 2>>(dimension, code, f);
+    VisitDimension<Vector<float, 2>, 3>(dimension, code, f);
   }
   else if (code == "VF3")
   {
-    VisitVectorDimension<Vector<float, 3>>(dimension, code, f);
+    VisitDimension<Vector<float, 3>, 3>(dimension, code, f);
   }
   else
   {
@@ -629,23 +617,15 @@ CudaImageHandle::GetBufferSize() const
 int
 CudaImageHandle::GetDevice() const
 {
-  int device = -1;
-  Visit([&](auto * image) {
-    if (image->GetCudaDataManager()->GetGPUBufferSize() > 0 && itk::IsCudaAvailable())
-    {
-      cudaPointerAttributes attributes{};
-      if (cudaPointerGetAttributes(&attributes, image->GetCudaDataManager()->GetConstGPUBufferPointer()) ==
-          cudaSuccess)
-      {
-        device = attributes.device;
-      }
-      else
-      {
-        cudaGetLastError();
-      }
-    }
-  });
+  int device = 0;
+  Visit([&](auto * image) { device = image->GetCudaDataManager()->GetDevice(); });
   return device;
+}
+
+void
+CudaImageHandle::SetDevice(int device)
+{
+  Visit([&](auto * image) { image->GetCudaDataManager()->SetDevice(device); });
 }
 
 void
@@ -834,7 +814,7 @@ void
 VisitScalarImageType(const std::string & code, unsigned int dimension, F && f)
 {
   const bool scalar = VisitScalarPixel(code, [&](auto pixel) {
-    VisitScalarDimension<typename decltype(pixel)::Type>(dimension, code, f);
+    VisitDimension<typename decltype(pixel)::Type, 4>(dimension, code, f);
   });
   if (!scalar)
   {
@@ -907,6 +887,20 @@ void
 CudaSquareImageFilterHandle::SetGPUEnabled(bool enabled)
 {
   ITK_PY_SQUARE_VISIT(filter->SetGPUEnabled(enabled));
+}
+
+void
+CudaSquareImageFilterHandle::SetDevice(int device)
+{
+  ITK_PY_SQUARE_VISIT(filter->SetDevice(device));
+}
+
+int
+CudaSquareImageFilterHandle::GetDevice() const
+{
+  int device = -1;
+  ITK_PY_SQUARE_VISIT(device = filter->GetDevice());
+  return device;
 }
 
 bool

@@ -151,9 +151,12 @@ public:
   /** Bytes of the pixel buffer (buffered region). */
   unsigned long long
   GetBufferSize() const;
-  /** Device the GPU copy lives on (-1 when it has none yet). */
+  /** Device of the GPU copy (the default device until chosen). */
   int
   GetDevice() const;
+  /** Move the GPU copy to `device` (through the host); see CudaDataManager::SetDevice(). */
+  void
+  SetDevice(int device);
 
   /** Use `pointer`, `owner`'s host memory of GetBufferSize() bytes, as the
    * CPU buffer without copying; `owner` is kept alive meanwhile. */
@@ -266,6 +269,11 @@ public:
   SetGPUEnabled(bool enabled);
   bool
   GetGPUEnabled() const;
+  /** -1: the input's device. */
+  void
+  SetDevice(int device);
+  int
+  GetDevice() const;
 
 private:
   std::string     m_PixelCode;

@@ -199,3 +199,30 @@ def test_empty_image_interfaces():
 def test_repr():
     assert repr(make()) == "<CudaImage['F', 3] size=(4, 5, 6)>"
     assert "CudaImageDataManager" in make().GetDescription()
+
+
+def test_device_choice():
+    image = icc.CudaImage["F", 2].New()
+    image.SetRegions((4, 4))
+    image.Allocate()
+    assert image.GetDevice() == 0 or image.GetDevice() > 0
+    with pytest.raises(RuntimeError, match="invalid CUDA device 99"):
+        image.SetDevice(99)
+    square = icc.CudaSquareImageFilter[type(image)].New()
+    assert square.GetDevice() == -1
+    square.SetDevice(0)
+    assert square.GetDevice() == 0
+
+
+def test_device_choice_on_a_gpu(gpu):
+    image = icc.CudaImage["F", 2].New()
+    image.SetRegions((4, 4))
+    image.Allocate()
+    image.FillBuffer(3.0)
+    image.SetDevice(0)
+    assert image.__dlpack_device__() == (2, 0)
+    square = icc.CudaSquareImageFilter[type(image)].New()
+    square.SetDevice(0)
+    square.SetInput(image)
+    square.Update()
+    assert square.GetOutput().GetPixel((3, 3)) == 9.0

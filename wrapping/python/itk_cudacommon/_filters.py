@@ -73,6 +73,13 @@ class CudaSquareImageFilter(metaclass=_FilterTemplate):
     def GetGPUEnabled(self):
         return self._handle.GetGPUEnabled()
 
+    def SetDevice(self, device):
+        """Run on `device`; -1 (default) follows the input's device."""
+        self._handle.SetDevice(int(device))
+
+    def GetDevice(self):
+        return self._handle.GetDevice()
+
     def GPUEnabledOn(self):
         self.SetGPUEnabled(True)
 

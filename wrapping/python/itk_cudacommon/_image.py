@@ -324,10 +324,15 @@ class CudaImage(metaclass=_CudaImageTemplate):
         }
 
     def __dlpack_device__(self):
-        device = self._handle.GetDevice()
-        if device < 0:  # no device buffer yet: it will be made on the current device
-            device = core.CurrentDevice()
-        return (DLPACK_CUDA, device)
+        return (DLPACK_CUDA, self._handle.GetDevice())
+
+    def GetDevice(self):
+        """The CUDA device of the GPU copy (the default device until chosen)."""
+        return self._handle.GetDevice()
+
+    def SetDevice(self, device):
+        """Move the GPU copy to another device (through the host)."""
+        self._handle.SetDevice(int(device))
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule of the device buffer (versioned when the consumer's
