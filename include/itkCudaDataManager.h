@@ -139,7 +139,8 @@ private:
 };
 
 /** \struct CudaTransferStatistics
- * \brief How many host<->device copies a data manager made, and their bytes.
+ * \brief How many copies a data manager made, and their bytes: between host
+ * and device, and from one device to another (SetDevice()).
  * \ingroup CudaCommon
  */
 struct CudaTransferStatistics
@@ -148,6 +149,8 @@ struct CudaTransferStatistics
   uint64_t HostToDeviceBytes{ 0 };
   uint64_t DeviceToHostCount{ 0 };
   uint64_t DeviceToHostBytes{ 0 };
+  uint64_t PeerCount{ 0 };
+  uint64_t PeerBytes{ 0 };
 };
 
 /** \class CudaDataManager
@@ -309,11 +312,15 @@ public:
   GetStream();
 
   /** The device of the GPU copy: CudaGetDefaultDevice() unless set (or the
-   * device of an adopted external pointer). Setting another device while a
-   * GPU copy exists moves the data through the host: the CPU copy is made
-   * current and the GPU copy released; the next GPU use uploads to the new
-   * device. No call changes the calling thread's current device.
-   * \throws itk::ExceptionObject for an invalid device index. */
+   * device of an adopted external pointer). Setting another device while the
+   * GPU copy is current copies it device to device (directly over NVLink or
+   * PCIe where the devices can reach each other; counted as a peer copy) and
+   * releases the old device buffer (a borrowed one is forgotten, not freed);
+   * the flags stay as they were. A stale GPU copy is just released: the next
+   * GPU use uploads to the new device. No call changes the calling thread's
+   * current device.
+   * \throws itk::ExceptionObject for an invalid device index, or when the new
+   * device has no room; the image then stays where it was. */
   void
   SetDevice(int device);
   int
@@ -389,6 +396,8 @@ private:
   MarkGPUBufferStaleLocked(SharedState & state);
   void
   ReleaseStreamLocked(SharedState & state);
+  void
+  MoveGPUBufferLocked(SharedState & state, int device);
 
   std::shared_ptr<SharedState> m_State;
   bool                         m_ReleaseDirtyGPUBuffer;

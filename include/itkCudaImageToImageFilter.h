@@ -62,7 +62,7 @@ public:
 
   /** Device the GPU implementation runs on: -1 (default) follows the primary
    * input (a CudaImage's device), else CudaGetDefaultDevice(). A CudaImage
-   * input on another device is moved there (through the host); outputs are
+   * input on another device is moved there (device to device); outputs are
    * made there. The calling thread's current device is restored afterwards. */
   itkSetMacro(Device, int);
   itkGetConstMacro(Device, int);

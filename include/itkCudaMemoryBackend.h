@@ -122,6 +122,19 @@ public:
   virtual cudaError_t
   CopyDeviceToDevice(void * deviceDestination, const void * deviceSource, size_t bytes) = 0;
 
+  /** Queue a copy between two devices' memory on `stream` (a stream of
+   * either device); complete once the stream is synchronised. Direct over
+   * NVLink or PCIe where the devices can reach each other (peer access is
+   * then enabled between them, for the whole process), staged by the driver
+   * otherwise. */
+  virtual cudaError_t
+  CopyPeerAsync(void *       destination,
+                int          destinationDevice,
+                const void * source,
+                int          sourceDevice,
+                size_t       bytes,
+                cudaStream_t stream) = 0;
+
   /** The backend new device buffers use; CudaRuntimeMemoryBackend unless a
    * test installed another one. */
   static std::shared_ptr<CudaMemoryBackend>
@@ -179,6 +192,13 @@ public:
   CopyDeviceToHost(void * hostDestination, const void * deviceSource, size_t bytes) override;
   cudaError_t
   CopyDeviceToDevice(void * deviceDestination, const void * deviceSource, size_t bytes) override;
+  cudaError_t
+  CopyPeerAsync(void *       destination,
+                int          destinationDevice,
+                const void * source,
+                int          sourceDevice,
+                size_t       bytes,
+                cudaStream_t stream) override;
 };
 
 /** \class CudaEmulatedMemoryBackend
@@ -234,12 +254,24 @@ public:
   CopyDeviceToHost(void * hostDestination, const void * deviceSource, size_t bytes) override;
   cudaError_t
   CopyDeviceToDevice(void * deviceDestination, const void * deviceSource, size_t bytes) override;
+  cudaError_t
+  CopyPeerAsync(void *       destination,
+                int          destinationDevice,
+                const void * source,
+                int          sourceDevice,
+                size_t       bytes,
+                cudaStream_t stream) override;
 
   /** Live "pinned" host allocations and their total size. */
   size_t
   GetNumberOfLiveHostAllocations() const;
   size_t
   GetLiveHostBytes() const;
+
+  /** Pretend to have `count` devices (default 1) sharing the capacity given
+   * to the constructor; allocations remember their device. */
+  void
+  SetNumberOfDevices(int count);
 
   /** Pretend to have this much pinnable host memory (default: unlimited). */
   void
@@ -271,7 +303,13 @@ private:
   mutable std::mutex                      m_Mutex;
   size_t                                  m_Capacity;
   size_t                                  m_LiveBytes{ 0 };
-  std::unordered_map<const void *, size_t> m_Allocations;
+  struct Allocation
+  {
+    size_t Bytes;
+    int    Device;
+  };
+  std::unordered_map<const void *, Allocation> m_Allocations;
+  int                                     m_NumberOfDevices{ 1 };
   std::unordered_map<const void *, size_t> m_HostAllocations;
   size_t                                  m_HostCapacity{ SIZE_MAX };
   size_t                                  m_LiveHostBytes{ 0 };

@@ -88,6 +88,16 @@ CudaUnavailableReason();
 CudaCommon_EXPORT void
 CudaStreamWaitFor(cudaStream_t waiter, cudaStream_t producer);
 
+/** Let `device` and `peer` read and write each other's memory directly (over
+ * NVLink or PCIe) when the hardware allows it, so that copies between them
+ * need not go through host memory. Peer access is a property of the whole
+ * process: it is enabled once per pair, both ways, and left on. Returns true
+ * when both directions are enabled (also for device == peer); false when the
+ * devices cannot reach each other or an index is invalid. Never throws; the
+ * current device is unchanged. */
+CudaCommon_EXPORT bool
+CudaEnablePeerAccess(int device, int peer) noexcept;
+
 /** Restores the calling thread's current device on destruction, so that
  * library code can work on any device without changing the caller's. */
 class CudaCommon_EXPORT CudaDeviceGuard

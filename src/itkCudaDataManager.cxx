@@ -749,14 +749,34 @@ CudaDataManager::SetDevice(int device)
   {
     return;
   }
-  if (state->HasGPUBuffer())
+  if (state->HasGPUBuffer() && !state->GPUDirty)
   {
-    this->UpdateCPUBufferLocked(*state); // the data goes through the host
-    state->GPUBuffer->Free();
-    state->GPUDirty = true;
+    this->MoveGPUBufferLocked(*state, device);
+  }
+  else if (state->HasGPUBuffer())
+  {
+    state->GPUBuffer->Free(); // stale: nothing to keep
   }
   this->ReleaseStreamLocked(*state);
   state->Device = device;
+}
+
+void
+CudaDataManager::MoveGPUBufferLocked(SharedState & state, int device)
+{
+  const int from = state.ResolveDevice();
+  auto      moved = GPUMemPointer::New();
+  moved->Allocate(state.BufferSize, device); // throws, leaving the image where it was
+  // After the pending work on the old buffer (queued on its stream).
+  cudaStream_t stream = state.GetStream();
+  const auto   backend = moved->GetBackend();
+  CUDA_CHECK(backend->CopyPeerAsync(moved->GetPointer(), device, state.GPUBuffer->GetPointer(), from,
+                                    state.BufferSize, stream));
+  CUDA_CHECK(state.StreamBackend->SynchronizeStream(stream));
+  state.UploadPending = false;
+  state.GPUBuffer = moved; // frees an owned old buffer, forgets a borrowed one
+  ++state.Statistics.PeerCount;
+  state.Statistics.PeerBytes += state.BufferSize;
 }
 
 int
@@ -821,6 +841,7 @@ CudaDataManager::PrintSelf(std::ostream & os, Indent indent) const
   os << indent << "Shared with other managers: " << (m_State.use_count() > 1 ? "yes" : "no") << std::endl;
   os << indent << "Transfers host->device: " << state->Statistics.HostToDeviceCount << " ("
      << state->Statistics.HostToDeviceBytes << " bytes), device->host: " << state->Statistics.DeviceToHostCount << " ("
-     << state->Statistics.DeviceToHostBytes << " bytes)" << std::endl;
+     << state->Statistics.DeviceToHostBytes << " bytes), device->device: " << state->Statistics.PeerCount << " ("
+     << state->Statistics.PeerBytes << " bytes)" << std::endl;
 }
 } // namespace itk

@@ -19,6 +19,7 @@
 #include "itkCudaStagedCopy.h"
 #include "itkCudaUtil.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -306,6 +307,22 @@ CudaRuntimeMemoryBackend::CopyDeviceToDevice(void * deviceDestination, const voi
   return cudaMemcpy(deviceDestination, deviceSource, bytes, cudaMemcpyDeviceToDevice);
 }
 
+cudaError_t
+CudaRuntimeMemoryBackend::CopyPeerAsync(void *       destination,
+                                        int          destinationDevice,
+                                        const void * source,
+                                        int          sourceDevice,
+                                        size_t       bytes,
+                                        cudaStream_t stream)
+{
+  if (destinationDevice != sourceDevice)
+  {
+    // Without peer access the driver stages the copy through host memory.
+    CudaEnablePeerAccess(destinationDevice, sourceDevice);
+  }
+  return cudaMemcpyPeerAsync(destination, destinationDevice, source, sourceDevice, bytes, stream);
+}
+
 // ---------------------------------------------------------------------------
 
 CudaEmulatedMemoryBackend::CudaEmulatedMemoryBackend(size_t capacityBytes)
@@ -332,9 +349,9 @@ CudaEmulatedMemoryBackend::GetBytesFrom(const void * pointer, size_t * bytes)
   for (const auto & allocation : m_Allocations)
   {
     const auto * begin = static_cast<const char *>(allocation.first);
-    if (address >= begin && address < begin + allocation.second)
+    if (address >= begin && address < begin + allocation.second.Bytes)
     {
-      *bytes = static_cast<size_t>(begin + allocation.second - address);
+      *bytes = static_cast<size_t>(begin + allocation.second.Bytes - address);
       return cudaSuccess;
     }
   }
@@ -435,7 +452,7 @@ CudaEmulatedMemoryBackend::Allocate(void ** pointer, size_t bytes, int device)
 {
   std::lock_guard<std::mutex> lock(m_Mutex);
   *pointer = nullptr;
-  if (device != 0)
+  if (device < 0 || device >= m_NumberOfDevices)
   {
     return cudaErrorInvalidDevice;
   }
@@ -453,7 +470,7 @@ CudaEmulatedMemoryBackend::Allocate(void ** pointer, size_t bytes, int device)
   {
     return cudaErrorMemoryAllocation;
   }
-  m_Allocations.emplace(memory, bytes);
+  m_Allocations.emplace(memory, Allocation{ bytes, device });
   m_LiveBytes += bytes;
   *pointer = memory;
   return cudaSuccess;
@@ -472,7 +489,7 @@ CudaEmulatedMemoryBackend::Free(void * pointer, int) noexcept
   {
     return cudaErrorInvalidValue;
   }
-  m_LiveBytes -= it->second;
+  m_LiveBytes -= it->second.Bytes;
   m_Allocations.erase(it);
   std::free(pointer);
   return cudaSuccess;
@@ -498,7 +515,7 @@ CudaEmulatedMemoryBackend::CheckRange(const void * devicePointer, size_t bytes) 
   for (const auto & allocation : m_Allocations)
   {
     const auto * begin = static_cast<const char *>(allocation.first);
-    if (address >= begin && address + bytes <= begin + allocation.second)
+    if (address >= begin && address + bytes <= begin + allocation.second.Bytes)
     {
       return cudaSuccess;
     }
@@ -509,17 +526,33 @@ CudaEmulatedMemoryBackend::CheckRange(const void * devicePointer, size_t bytes) 
 cudaError_t
 CudaEmulatedMemoryBackend::GetDeviceCount(int * count)
 {
-  *count = 1;
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  *count = m_NumberOfDevices;
   return cudaSuccess;
+}
+
+void
+CudaEmulatedMemoryBackend::SetNumberOfDevices(int count)
+{
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  m_NumberOfDevices = std::max(1, count);
 }
 
 cudaError_t
 CudaEmulatedMemoryBackend::GetPointerDevice(const void * pointer, int * device)
 {
-  size_t bytes = 0;
-  const cudaError_t error = this->GetBytesFrom(pointer, &bytes);
-  *device = 0;
-  return error;
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  const auto * address = static_cast<const char *>(pointer);
+  for (const auto & allocation : m_Allocations)
+  {
+    const auto * begin = static_cast<const char *>(allocation.first);
+    if (address >= begin && address < begin + allocation.second.Bytes)
+    {
+      *device = allocation.second.Device;
+      return cudaSuccess;
+    }
+  }
+  return cudaErrorInvalidValue;
 }
 
 cudaError_t
@@ -594,6 +627,29 @@ CudaEmulatedMemoryBackend::CopyDeviceToDevice(void * deviceDestination, const vo
   }
   std::memmove(deviceDestination, deviceSource, bytes);
   return cudaSuccess;
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::CopyPeerAsync(void *       destination,
+                                         int          destinationDevice,
+                                         const void * source,
+                                         int          sourceDevice,
+                                         size_t       bytes,
+                                         cudaStream_t)
+{
+  int destinationOwner = -1;
+  int sourceOwner = -1;
+  cudaError_t error = cudaSuccess;
+  if ((error = this->GetPointerDevice(destination, &destinationOwner)) != cudaSuccess ||
+      (error = this->GetPointerDevice(source, &sourceOwner)) != cudaSuccess)
+  {
+    return error;
+  }
+  if (destinationOwner != destinationDevice || sourceOwner != sourceDevice)
+  {
+    return cudaErrorInvalidDevice; // as the runtime would, for a pointer of another device
+  }
+  return this->CopyDeviceToDevice(destination, source, bytes);
 }
 
 size_t

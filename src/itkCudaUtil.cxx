@@ -306,6 +306,66 @@ CudaStreamWaitFor(cudaStream_t waiter, cudaStream_t producer)
   CUDA_CHECK(waited);
 }
 
+namespace
+{
+// Makes `peer`'s memory accessible from `device`; true when it now is.
+bool
+EnablePeerAccessFrom(int device, int peer) noexcept
+{
+  int canAccess = 0;
+  if (cudaDeviceCanAccessPeer(&canAccess, device, peer) != cudaSuccess || canAccess == 0)
+  {
+    cudaGetLastError();
+    return false;
+  }
+  int current = -1;
+  if (cudaGetDevice(&current) != cudaSuccess || (current != device && cudaSetDevice(device) != cudaSuccess))
+  {
+    cudaGetLastError();
+    return false;
+  }
+  const cudaError_t error = cudaDeviceEnablePeerAccess(peer, 0);
+  if (error != cudaSuccess)
+  {
+    cudaGetLastError(); // also cudaErrorPeerAccessAlreadyEnabled: not sticky, clear it
+  }
+  if (current != device && cudaSetDevice(current) != cudaSuccess)
+  {
+    cudaGetLastError();
+  }
+  return error == cudaSuccess || error == cudaErrorPeerAccessAlreadyEnabled;
+}
+} // namespace
+
+bool
+CudaEnablePeerAccess(int device, int peer) noexcept
+{
+  if (device == peer)
+  {
+    return device >= 0;
+  }
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess)
+  {
+    cudaGetLastError();
+    return false;
+  }
+  if (device < 0 || peer < 0 || device >= count || peer >= count || count > 64)
+  {
+    return false;
+  }
+  // One answer per pair and process: 0 unknown, 1 enabled, 2 not possible.
+  static std::mutex  mutex;
+  static signed char known[64][64] = {};
+  std::lock_guard<std::mutex> lock(mutex);
+  signed char & answer = known[std::min(device, peer)][std::max(device, peer)];
+  if (answer == 0)
+  {
+    answer = EnablePeerAccessFrom(device, peer) && EnablePeerAccessFrom(peer, device) ? 1 : 2;
+  }
+  return answer == 1;
+}
+
 CudaDeviceGuard::CudaDeviceGuard(int device)
 {
   if (device < 0)

@@ -18,6 +18,7 @@
 #include "itkCudaSquareImageFilter.h"
 #include "itkCudaTestUtilities.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 // Choosing the device of an image and of a filter; no call changes the calling
@@ -80,6 +81,118 @@ TEST_P(CudaDeviceChoiceTest, DefaultDeviceAndInvalidChoices)
 }
 
 ITK_CUDA_INSTANTIATE_BACKEND_TESTS(CudaDeviceChoiceTest);
+
+// Moving between devices, on an emulated backend with two "devices" (runs in CI).
+class CudaDeviceMoveTest : public ::testing::Test
+{
+protected:
+  void
+  SetUp() override
+  {
+    m_Backend->SetNumberOfDevices(2);
+  }
+  int
+  DeviceOfBuffer(const void * pointer) const
+  {
+    int device = -1;
+    CUDA_CHECK(m_Backend->GetPointerDevice(pointer, &device));
+    return device;
+  }
+  // The image on device 0 with its GPU copy current and holding `value`
+  // (written on the "device"), the CPU copy stale.
+  ImageType::Pointer
+  MakeImageOnDeviceZero(float value)
+  {
+    auto image = MakeImage(0.0f);
+    auto manager = image->GetCudaDataManager();
+    manager->SetDevice(0);
+    auto *       device = static_cast<float *>(manager->GetGPUBufferPointer());
+    const size_t count = image->GetBufferedRegion().GetNumberOfPixels();
+    std::fill(device, device + count, value); // emulated device memory is host memory
+    manager->ResetTransferStatistics();
+    return image;
+  }
+
+  std::shared_ptr<itk::CudaEmulatedMemoryBackend> m_Backend = std::make_shared<itk::CudaEmulatedMemoryBackend>();
+  itk::CudaMemoryBackendOverride                  m_Override{ m_Backend };
+};
+
+TEST_F(CudaDeviceMoveTest, ACurrentGPUCopyIsCopiedDeviceToDevice)
+{
+  auto         image = MakeImageOnDeviceZero(7.0f);
+  auto         manager = image->GetCudaDataManager();
+  const size_t bytes = manager->GetBufferSize();
+  manager->SetDevice(1);
+  EXPECT_EQ(manager->GetDevice(), 1);
+  EXPECT_TRUE(manager->IsCPUBufferDirty()); // flags unchanged: the data never went through the host
+  EXPECT_FALSE(manager->IsGPUBufferDirty());
+  const auto stats = manager->GetTransferStatistics();
+  EXPECT_EQ(stats.PeerCount, 1u);
+  EXPECT_EQ(stats.PeerBytes, bytes);
+  EXPECT_TRUE(itk::CudaTest::TransfersAre(manager, 0, 0));
+  EXPECT_EQ(DeviceOfBuffer(manager->GetConstGPUBufferPointer()), 1);
+  EXPECT_EQ(m_Backend->GetNumberOfLiveAllocations(), 1u); // the device 0 buffer was freed
+  const ImageType::IndexType last = { { 63, 31, 15 } };
+  EXPECT_EQ(image->GetPixel(last), 7.0f); // one download, from device 1
+  EXPECT_TRUE(itk::CudaTest::TransfersAre(manager, 0, 1));
+}
+
+TEST_F(CudaDeviceMoveTest, AStaleGPUCopyIsReleasedNotCopied)
+{
+  auto image = MakeImage(4.0f); // CPU copy current
+  auto manager = image->GetCudaDataManager();
+  manager->SetDevice(0);
+  manager->GetConstGPUBufferPointer(); // both copies current
+  manager->SetGPUBufferDirty();        // the host writes: GPU copy stale
+  manager->ResetTransferStatistics();
+  manager->SetDevice(1);
+  EXPECT_EQ(manager->GetTransferStatistics().PeerCount, 0u);
+  EXPECT_EQ(m_Backend->GetNumberOfLiveAllocations(), 0u);
+  EXPECT_EQ(DeviceOfBuffer(manager->GetConstGPUBufferPointer()), 1); // uploaded to the new device
+  EXPECT_TRUE(itk::CudaTest::TransfersAre(manager, 1, 0));
+}
+
+TEST_F(CudaDeviceMoveTest, NoRoomOnTheNewDeviceLeavesTheImageWhereItWas)
+{
+  auto image = MakeImageOnDeviceZero(5.0f);
+  auto manager = image->GetCudaDataManager();
+  m_Backend->FailAllocationAfter(1);
+  const std::string message = itk::CudaTest::ExceptionMessage([&] { manager->SetDevice(1); });
+  EXPECT_NE(message.find("on CUDA device 1"), std::string::npos) << message;
+  EXPECT_NE(message.find("cudaErrorMemoryAllocation"), std::string::npos) << message;
+  EXPECT_EQ(manager->GetDevice(), 0);
+  EXPECT_EQ(DeviceOfBuffer(manager->GetConstGPUBufferPointer()), 0);
+  const ImageType::IndexType index = { { 1, 2, 3 } };
+  EXPECT_EQ(image->GetPixel(index), 5.0f);
+}
+
+TEST_F(CudaDeviceMoveTest, AFailedCopyFreesTheNewBufferAndKeepsTheOld)
+{
+  auto image = MakeImageOnDeviceZero(6.0f);
+  auto manager = image->GetCudaDataManager();
+  m_Backend->FailCopyAfter(1);
+  const std::string message = itk::CudaTest::ExceptionMessage([&] { manager->SetDevice(1); });
+  EXPECT_NE(message.find("cudaErrorLaunchFailure"), std::string::npos) << message;
+  EXPECT_EQ(m_Backend->GetNumberOfLiveAllocations(), 1u);
+  EXPECT_EQ(manager->GetDevice(), 0);
+  EXPECT_EQ(manager->GetTransferStatistics().PeerCount, 0u);
+  const ImageType::IndexType index = { { 1, 2, 3 } };
+  EXPECT_EQ(image->GetPixel(index), 6.0f);
+  manager->SetDevice(1); // works once the fault is gone
+  EXPECT_EQ(manager->GetDevice(), 1);
+}
+
+TEST_F(CudaDeviceMoveTest, AGraftFollowsTheMove)
+{
+  auto image = MakeImageOnDeviceZero(3.0f);
+  auto graft = ImageType::New();
+  graft->Graft(image);
+  graft->GetCudaDataManager()->SetDevice(1);
+  EXPECT_EQ(image->GetCudaDataManager()->GetDevice(), 1);
+  EXPECT_EQ(DeviceOfBuffer(image->GetCudaDataManager()->GetConstGPUBufferPointer()), 1);
+  const ImageType::IndexType index = { { 0, 0, 0 } };
+  EXPECT_EQ(image->GetPixel(index), 3.0f);
+}
 
 TEST(CudaDeviceChoice, DefaultDeviceIsTheMostCapable)
 {
@@ -165,15 +278,20 @@ TEST(CudaDeviceChoice, MovingAGPUResultToAnotherDeviceKeepsIt)
   {
     GTEST_SKIP() << "needs two CUDA devices";
   }
+  CUDA_CHECK(cudaSetDevice(0));
   auto image = MakeImage(1.0f);
   auto manager = image->GetCudaDataManager();
   manager->SetDevice(0);
   auto *             device = static_cast<float *>(manager->GetGPUBufferPointer()); // GPU copy current
   std::vector<float> values(64 * 32 * 16, 7.0f);
   CUDA_CHECK(cudaMemcpy(device, values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice));
+  manager->ResetTransferStatistics();
   manager->SetDevice(1);
   const auto * moved = static_cast<const float *>(manager->GetConstGPUBufferPointer());
   EXPECT_EQ(DeviceOf(moved), 1);
+  EXPECT_EQ(manager->GetTransferStatistics().PeerCount, 1u); // device to device, not through the host
+  EXPECT_TRUE(itk::CudaTest::TransfersAre(manager, 0, 0));
+  EXPECT_EQ(CurrentDevice(), 0);
   std::vector<float> back(values.size());
   CUDA_CHECK(cudaMemcpy(back.data(), moved, back.size() * sizeof(float), cudaMemcpyDeviceToHost));
   EXPECT_EQ(back, values);

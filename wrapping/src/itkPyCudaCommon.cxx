@@ -796,7 +796,8 @@ TransferStatistics
 CudaDataManagerHandle::GetTransferStatistics() const
 {
   const CudaTransferStatistics s = ITK_PY_MANAGER->GetTransferStatistics();
-  return { s.HostToDeviceCount, s.HostToDeviceBytes, s.DeviceToHostCount, s.DeviceToHostBytes };
+  return { s.HostToDeviceCount, s.HostToDeviceBytes, s.DeviceToHostCount,
+           s.DeviceToHostBytes, s.PeerCount,         s.PeerBytes };
 }
 void
 CudaDataManagerHandle::ResetTransferStatistics()

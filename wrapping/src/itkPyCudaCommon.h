@@ -74,6 +74,8 @@ struct TransferStatistics
   unsigned long long HostToDeviceBytes{ 0 };
   unsigned long long DeviceToHostCount{ 0 };
   unsigned long long DeviceToHostBytes{ 0 };
+  unsigned long long PeerCount{ 0 };
+  unsigned long long PeerBytes{ 0 };
 };
 
 class CudaDataManagerHandle;
@@ -154,7 +156,7 @@ public:
   /** Device of the GPU copy (the default device until chosen). */
   int
   GetDevice() const;
-  /** Move the GPU copy to `device` (through the host); see CudaDataManager::SetDevice(). */
+  /** Move the image to `device`; see CudaDataManager::SetDevice(). */
   void
   SetDevice(int device);
 

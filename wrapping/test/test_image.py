@@ -164,7 +164,8 @@ def test_data_manager_flags_and_statistics():
     image = make()
     manager = image.GetCudaDataManager()
     assert manager.GetTransferStatistics() == {
-        "host_to_device_count": 0, "host_to_device_bytes": 0, "device_to_host_count": 0, "device_to_host_bytes": 0}
+        "host_to_device_count": 0, "host_to_device_bytes": 0, "device_to_host_count": 0, "device_to_host_bytes": 0,
+        "peer_count": 0, "peer_bytes": 0}
     manager.SetGPUDirtyFlag(False)
     assert not manager.IsGPUBufferDirty()
     manager.SetGPUDirtyFlag(True)

@@ -130,13 +130,16 @@ class CudaDataManager:
         self._handle.SetReleaseDirtyGPUBuffer(bool(release))
 
     def GetTransferStatistics(self):
-        """Copies made so far: a dict of counts and bytes in both directions."""
+        """Copies made so far: a dict of counts and bytes, host to device,
+        device to host and device to device (peer, when the image moved)."""
         s = self._handle.GetTransferStatistics()
         return {
             "host_to_device_count": s.HostToDeviceCount,
             "host_to_device_bytes": s.HostToDeviceBytes,
             "device_to_host_count": s.DeviceToHostCount,
             "device_to_host_bytes": s.DeviceToHostBytes,
+            "peer_count": s.PeerCount,
+            "peer_bytes": s.PeerBytes,
         }
 
     def ResetTransferStatistics(self):
@@ -331,7 +334,7 @@ class CudaImage(metaclass=_CudaImageTemplate):
         return self._handle.GetDevice()
 
     def SetDevice(self, device):
-        """Move the GPU copy to another device (through the host)."""
+        """Move the image to another device (a current GPU copy is copied device to device)."""
         self._handle.SetDevice(int(device))
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
