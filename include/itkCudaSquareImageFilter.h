@@ -18,8 +18,11 @@
 #ifndef itkCudaSquareImageFilter_h
 #define itkCudaSquareImageFilter_h
 
+#include "itkCudaDeviceSplitter.h"
 #include "itkCudaInPlaceImageFilter.h"
 #include "itkSquareImageFilter.h"
+
+#include <memory>
 
 namespace itk
 {
@@ -35,6 +38,11 @@ namespace itk
  * buffer (a StreamingImageFilter downstream of a fully buffered image), the
  * GPU path squares just that piece, for images of up to 3 dimensions; the
  * input is uploaded once and stays on the device for the next pieces.
+ *
+ * Several devices can share one update (SetSplitDevices()): the output stays
+ * on its device, which computes its share in place, and the other devices
+ * compute theirs from peer copies (see CudaDeviceSplitter for when that
+ * pays). Streaming pieces are computed on the output's device alone.
  * \ingroup CudaCommon
  */
 template <typename TImage>
@@ -60,16 +68,54 @@ public:
   static_assert(std::is_same<TImage, CudaImage<PixelType, TImage::ImageDimension>>::value,
                 "CudaSquareImageFilter expects an itk::CudaImage");
 
+  /** The devices that share the work of an update and their weights (equal
+   * when empty), as CudaDeviceSplitter::SetDevices() takes them. Empty (the
+   * default): the output's device alone, which is also what one GPU gives.
+   * \throws itk::ExceptionObject for repeated or negative devices or bad
+   * weights; Update() throws for an index beyond the device count. */
+  void
+  SetSplitDevices(const std::vector<int> & devices, const std::vector<double> & weights = {});
+  const std::vector<int> &
+  GetSplitDevices() const
+  {
+    return m_Splitter->GetDevices();
+  }
+  const std::vector<double> &
+  GetSplitWeights() const
+  {
+    return m_Splitter->GetWeights();
+  }
+
+  /** The splitter behind SetSplitDevices(): chunk size, pieces of the last update. */
+  CudaDeviceSplitter &
+  GetDeviceSplitter()
+  {
+    return *m_Splitter;
+  }
+
 protected:
   CudaSquareImageFilter() { this->InPlaceOn(); }
   ~CudaSquareImageFilter() override = default;
 
   void
   GPUGenerateData() override;
+  void
+  PrintSelf(std::ostream & os, Indent indent) const override;
 
 private:
   void
   GenerateRegionOnGPU(const ImageType * input, ImageType * output);
+
+  /** Runs launch(in, out, stream) with the device pointers of input and
+   * output on the output's stream, ordered after the input's copies; later
+   * work on the input waits for it. The input's pointer is taken first: when
+   * running in place, both are the same buffer and the input's data must
+   * reach the device before the output claims it. */
+  template <typename TLaunch>
+  void
+  LaunchOnOutputStream(const ImageType * input, ImageType * output, TLaunch && launch);
+
+  std::unique_ptr<CudaDeviceSplitter> m_Splitter{ std::make_unique<CudaDeviceSplitter>() };
 };
 } // namespace itk
 

@@ -23,6 +23,21 @@
 namespace itk
 {
 template <typename TImage>
+template <typename TLaunch>
+void
+CudaSquareImageFilter<TImage>::LaunchOnOutputStream(const ImageType * input, ImageType * output, TLaunch && launch)
+{
+  const auto   inputManager = input->GetCudaDataManager();
+  const auto   outputManager = output->GetCudaDataManager();
+  const auto * in = static_cast<const PixelType *>(inputManager->GetConstGPUBufferPointer());
+  auto *       out = static_cast<PixelType *>(outputManager->GetGPUBufferPointerForOverwrite());
+  cudaStream_t stream = outputManager->GetStream();
+  CudaStreamWaitFor(stream, inputManager->GetStream());
+  launch(in, out, stream);
+  CudaStreamWaitFor(inputManager->GetStream(), stream);
+}
+
+template <typename TImage>
 void
 CudaSquareImageFilter<TImage>::GPUGenerateData()
 {
@@ -42,19 +57,16 @@ CudaSquareImageFilter<TImage>::GPUGenerateData()
     this->GenerateRegionOnGPU(input, output);
     return;
   }
-  // Input first: when running in place, both are the same buffer and the
-  // input's data must reach the device before the output claims it.
-  const auto   inputManager = input->GetCudaDataManager();
-  const auto   outputManager = output->GetCudaDataManager();
-  const auto * in = static_cast<const PixelType *>(inputManager->GetConstGPUBufferPointer());
-  auto *       out = static_cast<PixelType *>(outputManager->GetGPUBufferPointerForOverwrite());
-  // On the output's stream, after the input's copies; and later work on the
-  // input (a new upload, say) after this kernel has read it.
-  cudaStream_t stream = outputManager->GetStream();
-  CudaStreamWaitFor(stream, inputManager->GetStream());
-  CudaSquareImage<PixelType>(numberOfPixels, in, out, stream);
-  CudaStreamWaitFor(inputManager->GetStream(), stream);
+  const int device = output->GetCudaDataManager()->GetDevice();
+  this->LaunchOnOutputStream(input, output, [&](const PixelType * in, PixelType * out, cudaStream_t stream) {
+    m_Splitter->Run(in, out, numberOfPixels, sizeof(PixelType), device, stream,
+                    [](const void * pieceIn, void * pieceOut, size_t count, cudaStream_t pieceStream) {
+                      CudaSquareImage<PixelType>(count, static_cast<const PixelType *>(pieceIn),
+                                                 static_cast<PixelType *>(pieceOut), pieceStream);
+                    });
+  });
 }
+
 template <typename TImage>
 void
 CudaSquareImageFilter<TImage>::GenerateRegionOnGPU(const ImageType * input, ImageType * output)
@@ -74,14 +86,30 @@ CudaSquareImageFilter<TImage>::GenerateRegionOnGPU(const ImageType * input, Imag
     geometry.Offset[d] = static_cast<size_t>(outputRegion.GetIndex(d) - inputRegion.GetIndex(d));
     geometry.OutputSize[d] = outputRegion.GetSize(d);
   }
-  const auto   inputManager = input->GetCudaDataManager();
-  const auto   outputManager = output->GetCudaDataManager();
-  const auto * in = static_cast<const PixelType *>(inputManager->GetConstGPUBufferPointer());
-  auto *       out = static_cast<PixelType *>(outputManager->GetGPUBufferPointerForOverwrite());
-  cudaStream_t stream = outputManager->GetStream();
-  CudaStreamWaitFor(stream, inputManager->GetStream());
-  CudaSquareImageRegion<PixelType>(in, geometry, out, stream);
-  CudaStreamWaitFor(inputManager->GetStream(), stream);
+  this->LaunchOnOutputStream(input, output, [&](const PixelType * in, PixelType * out, cudaStream_t stream) {
+    CudaSquareImageRegion<PixelType>(in, geometry, out, stream);
+  });
+}
+
+template <typename TImage>
+void
+CudaSquareImageFilter<TImage>::SetSplitDevices(const std::vector<int> & devices, const std::vector<double> & weights)
+{
+  if (devices != m_Splitter->GetDevices() || weights != m_Splitter->GetWeights())
+  {
+    m_Splitter->SetDevices(devices, weights);
+    this->Modified();
+  }
+}
+
+template <typename TImage>
+void
+CudaSquareImageFilter<TImage>::PrintSelf(std::ostream & os, Indent indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent;
+  m_Splitter->Print(os);
+  os << std::endl;
 }
 } // namespace itk
 

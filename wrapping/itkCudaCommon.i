@@ -14,6 +14,7 @@
 %include <stdint.i>
 
 %template(VectorDouble) std::vector<double>;
+%template(VectorInt) std::vector<int>;
 %template(VectorLongLong) std::vector<long long>;
 %template(VectorULongLong) std::vector<unsigned long long>;
 

@@ -904,6 +904,28 @@ CudaSquareImageFilterHandle::GetDevice() const
   return device;
 }
 
+void
+CudaSquareImageFilterHandle::SetSplitDevices(const std::vector<int> & devices, const std::vector<double> & weights)
+{
+  ITK_PY_SQUARE_VISIT(filter->SetSplitDevices(devices, weights));
+}
+
+std::vector<int>
+CudaSquareImageFilterHandle::GetSplitDevices() const
+{
+  std::vector<int> devices;
+  ITK_PY_SQUARE_VISIT(devices = filter->GetSplitDevices());
+  return devices;
+}
+
+std::vector<double>
+CudaSquareImageFilterHandle::GetSplitWeights() const
+{
+  std::vector<double> weights;
+  ITK_PY_SQUARE_VISIT(weights = filter->GetSplitWeights());
+  return weights;
+}
+
 bool
 CudaSquareImageFilterHandle::GetGPUEnabled() const
 {

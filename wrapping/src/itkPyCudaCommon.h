@@ -276,6 +276,13 @@ public:
   SetDevice(int device);
   int
   GetDevice() const;
+  /** See CudaSquareImageFilter::SetSplitDevices(). */
+  void
+  SetSplitDevices(const std::vector<int> & devices, const std::vector<double> & weights);
+  std::vector<int>
+  GetSplitDevices() const;
+  std::vector<double>
+  GetSplitWeights() const;
 
 private:
   std::string     m_PixelCode;

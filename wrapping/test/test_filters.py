@@ -87,3 +87,31 @@ def test_memory_probe_sees_a_device_allocation(gpu):
     image.GetCudaDataManager().GetConstGPUBufferPointer()
     probe.Stop()
     assert 16384 <= probe.GetTotal() <= 16384 + 4096
+
+
+def test_split_devices_are_checked():
+    square = icc.CudaSquareImageFilter["F", 3].New()
+    assert square.GetSplitDevices() == []
+    square.SetSplitDevices([0, 1], [3, 1])
+    assert square.GetSplitDevices() == [0, 1]
+    assert square.GetSplitWeights() == [3.0, 1.0]
+    with pytest.raises(RuntimeError, match="a second 1"):
+        square.SetSplitDevices([1, 1])
+    with pytest.raises(RuntimeError, match="one weight per device"):
+        square.SetSplitDevices([0, 1], [1.0])
+    square.SetSplitDevices([])
+    assert square.GetSplitDevices() == []
+
+
+def test_split_across_two_devices(cupy):
+    if cupy.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip("needs two CUDA devices")
+    values = np.arange(101 * 67 * 45, dtype=np.float32).reshape(45, 67, 101) % 1000 - 500
+    image = icc.cuda_image_from_image(values.copy())
+    square = icc.CudaSquareImageFilter[type(image)].New()
+    square.InPlaceOff()
+    square.SetSplitDevices([0, 1])
+    square.SetInput(image)
+    square.Update()
+    np.testing.assert_array_equal(np.asarray(square.GetOutput()), values * values)
+    assert square.GetOutput().GetTransferStatistics()["device_to_host_count"] == 1

@@ -80,6 +80,18 @@ class CudaSquareImageFilter(metaclass=_FilterTemplate):
     def GetDevice(self):
         return self._handle.GetDevice()
 
+    def SetSplitDevices(self, devices, weights=None):
+        """Share an update's work between `devices` (a list of indices), in
+        proportion to `weights` (equal when None); [] uses the output's
+        device alone. See CudaDeviceSplitter in the C++ documentation."""
+        self._handle.SetSplitDevices([int(d) for d in devices], [float(w) for w in (weights or [])])
+
+    def GetSplitDevices(self):
+        return list(self._handle.GetSplitDevices())
+
+    def GetSplitWeights(self):
+        return list(self._handle.GetSplitWeights())
+
     def GPUEnabledOn(self):
         self.SetGPUEnabled(True)
 

@@ -1,0 +1,397 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#include "itkCudaDeviceSplitter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+namespace itk
+{
+namespace
+{
+// Pieces start on multiples of this many bytes, so that vectorised kernels
+// see the same alignment in every piece as in the whole buffer.
+constexpr size_t PieceAlignmentBytes = 256;
+
+size_t
+ElementsPerGranule(size_t elementBytes)
+{
+  return PieceAlignmentBytes / std::gcd(elementBytes, PieceAlignmentBytes);
+}
+
+// Elements per chunk of a remote piece: whole granules, at least one.
+size_t
+ElementsPerChunk(size_t chunkBytes, size_t elementBytes)
+{
+  const size_t granule = ElementsPerGranule(elementBytes);
+  return std::max(granule, chunkBytes / elementBytes / granule * granule);
+}
+
+// Makes `device` current for the lifetime of the object without throwing
+// (for the destructor's clean-up).
+class QuietDeviceSwitch
+{
+public:
+  explicit QuietDeviceSwitch(int device) noexcept
+  {
+    if (cudaGetDevice(&m_Previous) == cudaSuccess && m_Previous != device && cudaSetDevice(device) == cudaSuccess)
+    {
+      m_Changed = true;
+    }
+    cudaGetLastError();
+  }
+  ~QuietDeviceSwitch()
+  {
+    if (m_Changed)
+    {
+      cudaSetDevice(m_Previous);
+    }
+  }
+  QuietDeviceSwitch(const QuietDeviceSwitch &) = delete;
+  QuietDeviceSwitch &
+  operator=(const QuietDeviceSwitch &) = delete;
+
+private:
+  int  m_Previous{ -1 };
+  bool m_Changed{ false };
+};
+} // namespace
+
+CudaDeviceSplitter::CudaDeviceSplitter() = default;
+
+CudaDeviceSplitter::~CudaDeviceSplitter()
+{
+  this->WaitForQueuedWork();
+  for (auto & entry : m_Remotes)
+  {
+    const QuietDeviceSwitch onDevice(entry.first);
+    for (unsigned int lane = 0; lane < NumberOfLanes; ++lane)
+    {
+      if (entry.second.Done[lane] != nullptr)
+      {
+        cudaEventDestroy(entry.second.Done[lane]);
+      }
+      if (entry.second.Streams[lane] != nullptr)
+      {
+        cudaStreamDestroy(entry.second.Streams[lane]);
+      }
+    }
+  }
+  for (auto & entry : m_ReadyEvents)
+  {
+    const QuietDeviceSwitch onDevice(entry.first);
+    cudaEventDestroy(entry.second);
+  }
+  cudaGetLastError();
+  // The scratch buffers are freed by their GPUMemPointer, on their device.
+}
+
+void
+CudaDeviceSplitter::WaitForQueuedWork() noexcept
+{
+  for (auto & entry : m_Remotes)
+  {
+    for (cudaStream_t stream : entry.second.Streams)
+    {
+      if (stream != nullptr)
+      {
+        cudaStreamSynchronize(stream);
+      }
+    }
+  }
+  cudaGetLastError();
+}
+
+void
+CudaDeviceSplitter::SetDevices(const std::vector<int> & devices, const std::vector<double> & weights)
+{
+  std::set<int> seen;
+  for (const int device : devices)
+  {
+    if (device < 0 || !seen.insert(device).second)
+    {
+      itkGenericExceptionMacro("CudaDeviceSplitter: expected distinct device indices >= 0, got "
+                               << (device < 0 ? "the negative index " : "a second ") << device);
+    }
+  }
+  if (!weights.empty())
+  {
+    if (weights.size() != devices.size())
+    {
+      itkGenericExceptionMacro("CudaDeviceSplitter: expected one weight per device (" << devices.size() << "), got "
+                                                                                      << weights.size());
+    }
+    double sum = 0.0;
+    for (const double weight : weights)
+    {
+      if (!std::isfinite(weight) || weight < 0.0)
+      {
+        itkGenericExceptionMacro("CudaDeviceSplitter: expected finite weights >= 0, got " << weight);
+      }
+      sum += weight;
+    }
+    if (sum <= 0.0)
+    {
+      itkGenericExceptionMacro("CudaDeviceSplitter: expected at least one weight > 0");
+    }
+  }
+  m_Devices = devices;
+  m_Weights = weights;
+}
+
+void
+CudaDeviceSplitter::SetChunkBytes(size_t bytes)
+{
+  if (bytes == 0)
+  {
+    itkGenericExceptionMacro("CudaDeviceSplitter: expected a chunk size > 0 bytes");
+  }
+  this->WaitForQueuedWork(); // scratch of the old size may still be in use
+  m_ChunkBytes = bytes;
+}
+
+std::vector<CudaDeviceSplitter::Piece>
+CudaDeviceSplitter::Partition(size_t                      count,
+                              size_t                      elementBytes,
+                              const std::vector<int> &    devices,
+                              const std::vector<double> & weights)
+{
+  if (elementBytes == 0)
+  {
+    itkGenericExceptionMacro("CudaDeviceSplitter: expected an element size > 0 bytes");
+  }
+  if (devices.empty())
+  {
+    return { Piece{ -1, 0, count } };
+  }
+  std::vector<double> shares = weights.empty() ? std::vector<double>(devices.size(), 1.0) : weights;
+  const double        total = std::accumulate(shares.begin(), shares.end(), 0.0);
+  // Boundaries in whole granules: the cumulative share of the granules,
+  // rounded; the last boundary is the end, whatever the rounding.
+  const size_t       granule = ElementsPerGranule(elementBytes);
+  const size_t       granules = (count + granule - 1) / granule;
+  std::vector<Piece> pieces;
+  double             cumulative = 0.0;
+  size_t             begin = 0;
+  for (size_t i = 0; i < devices.size(); ++i)
+  {
+    cumulative += shares[i];
+    size_t end = count;
+    if (i + 1 < devices.size())
+    {
+      const auto boundary = static_cast<size_t>(std::llround(cumulative / total * static_cast<double>(granules)));
+      end = std::min(count, std::min(boundary, granules) * granule);
+    }
+    end = std::max(end, begin);
+    if (end > begin && shares[i] > 0.0)
+    {
+      pieces.push_back(Piece{ devices[i], begin, end - begin });
+    }
+    else if (end > begin)
+    {
+      end = begin; // a zero weight takes nothing, whatever the rounding gave
+    }
+    begin = end;
+  }
+  if (begin < count)
+  {
+    // Rounding left elements after the last device with a share: give them to it.
+    if (pieces.empty())
+    {
+      itkGenericExceptionMacro("CudaDeviceSplitter: expected at least one weight > 0");
+    }
+    pieces.back().Count = count - pieces.back().First;
+  }
+  return pieces;
+}
+
+cudaEvent_t
+CudaDeviceSplitter::GetReadyEvent(int homeDevice)
+{
+  auto it = m_ReadyEvents.find(homeDevice);
+  if (it == m_ReadyEvents.end())
+  {
+    cudaEvent_t event = nullptr;
+    CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming)); // on the current (home) device
+    it = m_ReadyEvents.emplace(homeDevice, event).first;
+  }
+  return it->second;
+}
+
+CudaDeviceSplitter::Remote &
+CudaDeviceSplitter::GetRemote(int device, size_t scratchBytes)
+{
+  Remote & remote = m_Remotes[device];
+  remote.Device = device;
+  for (unsigned int lane = 0; lane < NumberOfLanes; ++lane)
+  {
+    if (remote.Streams[lane] == nullptr)
+    {
+      CUDA_CHECK(cudaStreamCreateWithFlags(&remote.Streams[lane], cudaStreamNonBlocking));
+    }
+    if (remote.Done[lane] == nullptr)
+    {
+      CUDA_CHECK(cudaEventCreateWithFlags(&remote.Done[lane], cudaEventDisableTiming));
+    }
+    if (!remote.Scratch[lane])
+    {
+      remote.Scratch[lane] = GPUMemPointer::New();
+    }
+    if (remote.Scratch[lane]->GetBufferSize() < scratchBytes || remote.Scratch[lane]->GetPointer() == nullptr)
+    {
+      CUDA_CHECK(cudaStreamSynchronize(remote.Streams[lane])); // the old scratch may still be in use
+      remote.Scratch[lane]->Allocate(scratchBytes, device);
+    }
+  }
+  return remote;
+}
+
+unsigned int
+CudaDeviceSplitter::QueueRemotePiece(const Piece &               piece,
+                                     const char *                in,
+                                     char *                      out,
+                                     size_t                      elementBytes,
+                                     int                         homeDevice,
+                                     cudaEvent_t                 ready,
+                                     const ElementwiseFunction & function)
+{
+  const int    device = piece.Device;
+  const size_t chunk = ElementsPerChunk(m_ChunkBytes, elementBytes);
+  const size_t scratchElements = std::min(chunk, piece.Count);
+  // Streams, events and kernels of this piece belong to its device.
+  const CudaDeviceGuard onDevice(device);
+  CudaEnablePeerAccess(device, homeDevice);
+  Remote &     remote = this->GetRemote(device, scratchElements * elementBytes);
+  unsigned int used = 0;
+  for (size_t first = 0; first < piece.Count; first += chunk, ++used)
+  {
+    const unsigned int lane = used % NumberOfLanes;
+    cudaStream_t       stream = remote.Streams[lane];
+    if (used < NumberOfLanes)
+    {
+      CUDA_CHECK(cudaStreamWaitEvent(stream, ready, 0)); // after the home stream's earlier work
+    }
+    const size_t count = std::min(chunk, piece.Count - first);
+    const size_t offset = (piece.First + first) * elementBytes;
+    void *       scratch = remote.Scratch[lane]->GetPointer();
+    CUDA_CHECK(cudaMemcpyPeerAsync(scratch, device, in + offset, homeDevice, count * elementBytes, stream));
+    function(scratch, scratch, count, stream);
+    CUDA_CHECK(cudaMemcpyPeerAsync(out + offset, homeDevice, scratch, device, count * elementBytes, stream));
+  }
+  const unsigned int lanes = std::min(used, NumberOfLanes);
+  for (unsigned int lane = 0; lane < lanes; ++lane)
+  {
+    CUDA_CHECK(cudaEventRecord(remote.Done[lane], remote.Streams[lane]));
+  }
+  return lanes;
+}
+
+void
+CudaDeviceSplitter::Run(const void *                in,
+                        void *                      out,
+                        size_t                      count,
+                        size_t                      elementBytes,
+                        int                         homeDevice,
+                        cudaStream_t                homeStream,
+                        const ElementwiseFunction & function)
+{
+  if (count == 0)
+  {
+    m_LastPieces.clear();
+    return;
+  }
+  std::vector<Piece> pieces = Partition(count, elementBytes, m_Devices, m_Weights);
+  int                deviceCount = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&deviceCount));
+  for (auto & piece : pieces)
+  {
+    piece.Device = piece.Device < 0 ? homeDevice : piece.Device;
+    if (piece.Device >= deviceCount)
+    {
+      itkGenericExceptionMacro("CudaDeviceSplitter: invalid CUDA device " << piece.Device
+                                                                          << ": expected an index in [0, "
+                                                                          << deviceCount << ")");
+    }
+  }
+  const CudaDeviceGuard onHome(homeDevice);
+  const auto *          source = static_cast<const char *>(in);
+  auto *                destination = static_cast<char *>(out);
+  try
+  {
+    cudaEvent_t ready = nullptr;
+    if (std::any_of(pieces.begin(), pieces.end(), [=](const Piece & p) { return p.Device != homeDevice; }))
+    {
+      ready = this->GetReadyEvent(homeDevice);
+      CUDA_CHECK(cudaEventRecord(ready, homeStream));
+    }
+    // Remote pieces first, so that their copies start while the home device computes.
+    std::vector<std::pair<int, unsigned int>> lanesUsed; // device, lanes
+    for (const Piece & piece : pieces)
+    {
+      if (piece.Device != homeDevice)
+      {
+        lanesUsed.emplace_back(
+          piece.Device,
+          this->QueueRemotePiece(piece, source, destination, elementBytes, homeDevice, ready, function));
+      }
+    }
+    for (const Piece & piece : pieces)
+    {
+      if (piece.Device == homeDevice)
+      {
+        function(source + piece.First * elementBytes, destination + piece.First * elementBytes, piece.Count,
+                 homeStream);
+      }
+    }
+    for (const auto & used : lanesUsed)
+    {
+      for (unsigned int lane = 0; lane < used.second; ++lane)
+      {
+        CUDA_CHECK(cudaStreamWaitEvent(homeStream, m_Remotes.at(used.first).Done[lane], 0));
+      }
+    }
+  }
+  catch (...)
+  {
+    // Nothing queued may outlive the buffers the caller frees after an error.
+    this->WaitForQueuedWork();
+    cudaStreamSynchronize(homeStream);
+    cudaGetLastError();
+    throw;
+  }
+  m_LastPieces = std::move(pieces);
+}
+
+void
+CudaDeviceSplitter::Print(std::ostream & os) const
+{
+  os << "CudaDeviceSplitter: devices {";
+  for (size_t i = 0; i < m_Devices.size(); ++i)
+  {
+    os << (i ? ", " : "") << m_Devices[i];
+  }
+  os << "}, weights {";
+  for (size_t i = 0; i < m_Weights.size(); ++i)
+  {
+    os << (i ? ", " : "") << m_Weights[i];
+  }
+  os << "}, chunk " << m_ChunkBytes << " bytes, " << m_Remotes.size() << " remote device(s) with scratch";
+}
+} // namespace itk
