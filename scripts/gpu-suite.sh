@@ -5,10 +5,23 @@
 # racecheck, initcheck and synccheck. Prints one summary line per check and
 # keeps the full logs in $OUT (or <build>/gpu-logs).
 #
-# Usage: scripts/gpu-suite.sh [build-dir] [--bench]   (--bench also runs the benchmark)
+# Usage: scripts/gpu-suite.sh [build-dir] [--bench] [--no-sanitizers | --sanitizers-only]
+#   --bench            also run the benchmark (with its two-GPU rows where there are two devices)
+#   --no-sanitizers    tests, demo (and benchmark) only
+#   --sanitizers-only  compute-sanitizer only (to spread the suite over two device calls)
+# On a machine with two or more GPUs the two-GPU tests run too (they skip on one).
 set -uo pipefail
 build=$(cd "${1:-build-gpu}" && pwd)
-bench=${2:-}
+shift || true
+bench=; tests=1; sanitizers=1
+for option in "$@"; do
+  case "$option" in
+    --bench) bench=1 ;;
+    --no-sanitizers) sanitizers= ;;
+    --sanitizers-only) tests= ;;
+    *) echo "gpu-suite.sh: unknown option $option" >&2; exit 2 ;;
+  esac
+done
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$build/gpu-logs}
 mkdir -p "$out"
@@ -17,7 +30,9 @@ status=0
 summary=()
 rm -f "$out/sanitizers.log"
 
-summary+=("GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -n 1)")
+summary+=("GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -n 1) x $(nvidia-smi -L | wc -l)")
+
+if [ -n "$tests" ]; then
 
 # Not on a GPU host: the consumer test configures a project against an installed
 # ITK, and it and the benchmark's smoke test run this machine's cmake -P.
@@ -36,6 +51,9 @@ rc=0
 "$build/examples/CudaCommonDemo" --size 256 > "$out/demo.log" 2>&1 || rc=$?
 [ $rc -eq 0 ] || status=1
 summary+=("demo 256^3: exit $rc; $(tail -n 1 "$out/demo.log")")
+fi
+
+if [ -n "$sanitizers" ]; then
 
 # Tests provoke CUDA API errors on purpose (out of memory, invalid device,
 # invalid launch configuration), so only device-side errors are counted. The
@@ -50,10 +68,13 @@ for tool in memcheck racecheck initcheck synccheck; do
   { echo "=== $tool"; cat "$log"; } >> "$out/sanitizers.log"
   rm -f "$log"  # one file for all four: the device tool returns at most 8 files
 done
+fi
 
-if [ "$bench" = --bench ]; then
-  "$build/bench/CudaCommonBenchmark" --sizes 256,512 --json "$out/bench.json" > "$out/bench.log" 2>&1 || status=1
-  summary+=("benchmark: exit status recorded in bench.log; table in bench.log")
+if [ -n "$bench" ]; then
+  rc=0
+  "$build/bench/CudaCommonBenchmark" --sizes 256,512 --json "$out/bench.json" > "$out/bench.log" 2>&1 || rc=$?
+  [ $rc -eq 0 ] || status=1
+  summary+=("benchmark: exit $rc; table in bench.log")
 fi
 
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"

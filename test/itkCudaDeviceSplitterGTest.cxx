@@ -324,17 +324,15 @@ TEST(CudaDeviceSplitter, AFailingRemotePieceThrowsAndTheNextRunWorks)
   const auto square = [](const void * in, void * out, size_t n, cudaStream_t stream) {
     itk::CudaSquareImage<float>(n, static_cast<const float *>(in), static_cast<float *>(out), stream);
   };
-  const std::string message = ExceptionMessage([&] {
-    splitter.Run(buffer, buffer, count, sizeof(float), 0, nullptr, [&](const void * in, void * out, size_t n, cudaStream_t s) {
-      int device = -1;
-      CUDA_CHECK(cudaGetDevice(&device));
-      if (device == 1)
-      {
-        itkGenericExceptionMacro("kernel failed on device 1");
-      }
-      square(in, out, n, s);
-    });
-  });
+  const auto failOnDeviceOne = [&](const void * in, void * out, size_t n, cudaStream_t s) {
+    if (CurrentDevice() == 1)
+    {
+      itkGenericExceptionMacro("kernel failed on device 1");
+    }
+    square(in, out, n, s);
+  };
+  const std::string message =
+    ExceptionMessage([&] { splitter.Run(buffer, buffer, count, sizeof(float), 0, nullptr, failOnDeviceOne); });
   EXPECT_NE(message.find("kernel failed on device 1"), std::string::npos) << message;
   EXPECT_EQ(CurrentDevice(), 0);
   CUDA_CHECK(cudaMemcpy(buffer, values.data(), count * sizeof(float), cudaMemcpyHostToDevice));
