@@ -148,7 +148,6 @@ private:
   /** What one remote device keeps between runs. */
   struct Remote
   {
-    int                    Device{ -1 };
     cudaStream_t           Streams[NumberOfLanes]{};
     cudaEvent_t            Done[NumberOfLanes]{};
     GPUMemPointer::Pointer Scratch[NumberOfLanes];

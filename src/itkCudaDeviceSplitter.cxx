@@ -239,7 +239,6 @@ CudaDeviceSplitter::Remote &
 CudaDeviceSplitter::GetRemote(int device, size_t scratchBytes)
 {
   Remote & remote = m_Remotes[device];
-  remote.Device = device;
   for (unsigned int lane = 0; lane < NumberOfLanes; ++lane)
   {
     if (remote.Streams[lane] == nullptr)
