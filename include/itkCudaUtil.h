@@ -83,7 +83,9 @@ CudaCommon_EXPORT std::string
 CudaUnavailableReason();
 
 /** Queue on `waiter` a wait for the work queued so far on `producer` (an
- * event). Nothing to do when both are the same stream.
+ * event). Nothing to do when both are the same stream. The streams may belong
+ * to different devices, and neither need be the current device's (the
+ * legacy and per-thread handles mean the current device's streams).
  * \throws itk::ExceptionObject naming the CUDA error. */
 CudaCommon_EXPORT void
 CudaStreamWaitFor(cudaStream_t waiter, cudaStream_t producer);

@@ -298,9 +298,22 @@ CudaStreamWaitFor(cudaStream_t waiter, cudaStream_t producer)
   {
     return;
   }
+  // The event belongs to the producer's device (which need not be the
+  // current one); a stream of any device may wait for it. The special
+  // handles (legacy, per-thread) name streams of the current device.
+  const bool  special = producer == nullptr || producer == cudaStreamLegacy || producer == cudaStreamPerThread;
+  int         producerDevice = -1;
   cudaEvent_t event = nullptr;
-  CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-  const cudaError_t recorded = cudaEventRecord(event, producer);
+  cudaError_t recorded = cudaSuccess;
+  if (!special)
+  {
+    CUDA_CHECK(cudaStreamGetDevice(producer, &producerDevice));
+  }
+  {
+    const CudaDeviceGuard onProducer(producerDevice);
+    CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    recorded = cudaEventRecord(event, producer);
+  }
   const cudaError_t waited = recorded == cudaSuccess ? cudaStreamWaitEvent(waiter, event, 0) : recorded;
   cudaEventDestroy(event); // released once the wait is satisfied
   CUDA_CHECK(waited);

@@ -297,3 +297,43 @@ TEST(CudaDeviceChoice, MovingAGPUResultToAnotherDeviceKeepsIt)
   EXPECT_EQ(back, values);
 }
 } // namespace
+
+namespace
+{
+// A caller whose current device is not the image's (e.g. after another
+// library initialised every device) still orders streams across devices.
+TEST(CudaDeviceChoice, StreamsOfDevicesOtherThanTheCurrentOneAreOrdered)
+{
+  if (!itk::IsCudaAvailable() || DeviceCount() < 2)
+  {
+    GTEST_SKIP() << "needs two CUDA devices";
+  }
+  CUDA_CHECK(cudaSetDevice(0));
+  auto image = MakeImage(2.0f);
+  image->GetCudaDataManager()->SetDevice(0);
+  image->GetCudaDataManager()->GetConstGPUBufferPointer(); // upload queued on the image's stream (device 0)
+  cudaStream_t onZero = image->GetCudaDataManager()->GetStream();
+
+  CUDA_CHECK(cudaSetDevice(1));
+  cudaStream_t onOne = nullptr;
+  CUDA_CHECK(cudaStreamCreate(&onOne));
+  itk::CudaStreamWaitFor(cudaStreamLegacy, onZero); // device 1's legacy stream waits for device 0's stream
+  itk::CudaStreamWaitFor(onOne, onZero);
+  itk::CudaStreamWaitFor(onZero, onOne);
+  itk::CudaStreamWaitFor(onZero, cudaStreamLegacy);
+  EXPECT_EQ(CurrentDevice(), 1);
+  CUDA_CHECK(cudaStreamSynchronize(onOne));
+  CUDA_CHECK(cudaStreamDestroy(onOne));
+
+  // The square filter and the host read still work from device 1.
+  auto square = itk::CudaSquareImageFilter<ImageType>::New();
+  square->SetInput(image);
+  square->InPlaceOff();
+  square->Update();
+  const ImageType::IndexType index = { { 9, 8, 7 } };
+  EXPECT_EQ(square->GetOutput()->GetPixel(index), 4.0f);
+  EXPECT_EQ(square->GetOutput()->GetCudaDataManager()->GetDevice(), 0);
+  EXPECT_EQ(CurrentDevice(), 1);
+  CUDA_CHECK(cudaSetDevice(0));
+}
+} // namespace

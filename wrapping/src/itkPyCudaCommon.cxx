@@ -279,6 +279,31 @@ CurrentDevice()
 }
 
 void
+SetCurrentDevice(int device)
+{
+  const int count = DeviceCount();
+  if (device < 0 || device >= count)
+  {
+    throw std::invalid_argument("invalid CUDA device " + std::to_string(device) + ": expected an index in [0, " +
+                                std::to_string(count) + ")");
+  }
+  CUDA_CHECK(cudaSetDevice(device));
+}
+
+int
+DefaultDevice()
+{
+  return itk::CudaGetDefaultDevice();
+}
+
+int
+DeviceCount()
+{
+  std::vector<cudaDeviceProp> devices;
+  return itk::CudaGetAvailableDevices(devices);
+}
+
+void
 LegacyStreamWaitFor(unsigned long long stream)
 {
   if (stream == 0 || stream == 1 || !itk::IsCudaAvailable())

@@ -51,6 +51,15 @@ CudaUnavailableReason();
 /** The calling thread's current CUDA device (0 without a device). */
 int
 CurrentDevice();
+/** Make `device` the calling thread's current device (as cudaSetDevice). */
+void
+SetCurrentDevice(int device);
+/** itk::CudaGetDefaultDevice(): where new images' GPU copies go. */
+int
+DefaultDevice();
+/** How many CUDA devices are visible (0 without a device or driver). */
+int
+DeviceCount();
 
 /** Make the legacy default stream, on which CudaCommon copies and launches,
  * wait for the work queued so far on `stream` (an external producer's). */

@@ -8,6 +8,15 @@ import pytest
 import itk_cudacommon as icc
 
 
+@pytest.fixture(autouse=True)
+def default_device_current():
+    """Each test starts with the default device current: CuPy and the memory
+    probe follow the current device, and JAX, for one, leaves another device
+    current after setting up all of them (test_devices.py covers that case)."""
+    if icc.IsCudaAvailable():
+        icc.core.SetCurrentDevice(icc.core.DefaultDevice())
+
+
 @pytest.fixture
 def gpu():
     if not icc.IsCudaAvailable():

@@ -1,0 +1,63 @@
+# Copyright CudaCommon contributors. Licensed under the Apache License, Version 2.0.
+"""Several devices: the current device need not be the image's, and images
+move between devices device to device. The two-GPU tests skip elsewhere."""
+
+import numpy as np
+import pytest
+
+import itk_cudacommon as icc
+
+
+@pytest.fixture
+def two_gpus(gpu):
+    if icc.core.DeviceCount() < 2:
+        pytest.skip(f"needs two CUDA devices, found {icc.core.DeviceCount()}")
+
+
+def test_device_helpers(gpu):
+    count = icc.core.DeviceCount()
+    assert count >= 1
+    assert 0 <= icc.core.DefaultDevice() < count
+    with pytest.raises(ValueError, match=f"invalid CUDA device {count}"):
+        icc.core.SetCurrentDevice(count)
+    icc.core.SetCurrentDevice(count - 1)
+    assert icc.core.CurrentDevice() == count - 1
+
+
+def make_image(value):
+    image = icc.CudaImage["F", 3].New()
+    image.SetRegions((33, 17, 9))
+    image.Allocate()
+    image.FillBuffer(value)
+    return image
+
+
+def test_consumers_on_another_current_device(two_gpus, torch, cupy):
+    image = make_image(1.5)
+    image.SetDevice(0)
+    icc.core.SetCurrentDevice(1)  # as JAX leaves it, say
+    tensor = torch.from_dlpack(image)  # with a stream of device 0 while device 1 is current
+    assert tensor.device == torch.device("cuda", 0)
+    assert tensor.data_ptr() == image.GetCudaDataManager().GetConstGPUBufferPointer()
+    tensor.mul_(2.0)
+    torch.cuda.synchronize(0)
+    assert image.GetPixel((32, 16, 8)) == 3.0
+    view = cupy.asarray(image)
+    assert float(view.sum()) == 3.0 * 33 * 17 * 9
+    assert icc.core.CurrentDevice() == 1
+
+
+def test_an_image_moves_device_to_device(two_gpus, cupy):
+    image = make_image(0.0)
+    image.SetDevice(0)
+    with cupy.cuda.Device(0):
+        view = cupy.asarray(image)
+        view[...] = cupy.arange(view.size, dtype=cupy.float32).reshape(view.shape)
+        cupy.cuda.runtime.deviceSynchronize()
+    image.GetCudaDataManager().ResetTransferStatistics()
+    image.SetDevice(1)
+    stats = image.GetTransferStatistics()
+    assert stats["peer_count"] == 1 and stats["peer_bytes"] == 33 * 17 * 9 * 4
+    assert stats["host_to_device_count"] == 0 and stats["device_to_host_count"] == 0
+    assert image.__dlpack_device__() == (2, 1)
+    np.testing.assert_array_equal(np.asarray(image).ravel(), np.arange(33 * 17 * 9, dtype=np.float32))
