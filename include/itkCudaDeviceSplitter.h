@@ -96,6 +96,17 @@ public:
     return m_Weights;
   }
 
+  /** Share the work between every visible device, equally, the home device
+   * first; resolved at each Run(), so one GPU simply does it all. SetDevices()
+   * switches this off. */
+  void
+  SetAllDevices();
+  bool
+  GetAllDevices() const
+  {
+    return m_AllDevices;
+  }
+
   /** Size of the chunks a remote device's piece is copied in (default
    * 64 MiB; rounded to whole elements); each remote device keeps three. */
   void
@@ -171,6 +182,7 @@ private:
 
   std::vector<int>           m_Devices;
   std::vector<double>        m_Weights;
+  bool                       m_AllDevices{ false };
   size_t                     m_ChunkBytes{ size_t{ 64 } << 20 };
   std::vector<Piece>         m_LastPieces;
   std::map<int, Remote>      m_Remotes;

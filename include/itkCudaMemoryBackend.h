@@ -295,6 +295,15 @@ public:
   FailCopyAfter(unsigned int n, cudaError_t error = cudaErrorLaunchFailure);
 
 private:
+  struct Allocation
+  {
+    size_t Bytes;
+    int    Device;
+  };
+  /** The live allocation containing `pointer` (and how many of its bytes lie
+   * at and after it), or nullptr; m_Mutex held. */
+  const Allocation *
+  FindAllocationLocked(const void * pointer, size_t * bytesFrom) const;
   bool
   CopyShouldFail(cudaError_t * error);
   cudaError_t
@@ -303,11 +312,6 @@ private:
   mutable std::mutex                      m_Mutex;
   size_t                                  m_Capacity;
   size_t                                  m_LiveBytes{ 0 };
-  struct Allocation
-  {
-    size_t Bytes;
-    int    Device;
-  };
   std::unordered_map<const void *, Allocation> m_Allocations;
   int                                     m_NumberOfDevices{ 1 };
   std::unordered_map<const void *, size_t> m_HostAllocations;

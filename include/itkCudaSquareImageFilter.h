@@ -86,6 +86,18 @@ public:
     return m_Splitter->GetWeights();
   }
 
+  /** Share the work of an update between every visible device, equally (on
+   * one GPU it simply uses that one); Off returns to the output's device
+   * alone. SetSplitDevices() replaces this choice. */
+  void
+  SetSplitAcrossAllDevices(bool all);
+  bool
+  GetSplitAcrossAllDevices() const
+  {
+    return m_Splitter->GetAllDevices();
+  }
+  itkBooleanMacro(SplitAcrossAllDevices);
+
   /** The splitter behind SetSplitDevices(): chunk size, pieces of the last update. */
   CudaDeviceSplitter &
   GetDeviceSplitter()

@@ -95,9 +95,27 @@ template <typename TImage>
 void
 CudaSquareImageFilter<TImage>::SetSplitDevices(const std::vector<int> & devices, const std::vector<double> & weights)
 {
-  if (devices != m_Splitter->GetDevices() || weights != m_Splitter->GetWeights())
+  if (m_Splitter->GetAllDevices() || devices != m_Splitter->GetDevices() || weights != m_Splitter->GetWeights())
   {
     m_Splitter->SetDevices(devices, weights);
+    this->Modified();
+  }
+}
+
+template <typename TImage>
+void
+CudaSquareImageFilter<TImage>::SetSplitAcrossAllDevices(bool all)
+{
+  if (all != m_Splitter->GetAllDevices())
+  {
+    if (all)
+    {
+      m_Splitter->SetAllDevices();
+    }
+    else
+    {
+      m_Splitter->SetDevices({});
+    }
     this->Modified();
   }
 }

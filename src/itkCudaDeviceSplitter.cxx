@@ -154,6 +154,15 @@ CudaDeviceSplitter::SetDevices(const std::vector<int> & devices, const std::vect
   }
   m_Devices = devices;
   m_Weights = weights;
+  m_AllDevices = false;
+}
+
+void
+CudaDeviceSplitter::SetAllDevices()
+{
+  m_Devices.clear();
+  m_Weights.clear();
+  m_AllDevices = true;
 }
 
 void
@@ -316,9 +325,21 @@ CudaDeviceSplitter::Run(const void *                in,
     m_LastPieces.clear();
     return;
   }
-  std::vector<Piece> pieces = Partition(count, elementBytes, m_Devices, m_Weights);
-  int                deviceCount = 0;
+  int deviceCount = 0;
   CUDA_CHECK(cudaGetDeviceCount(&deviceCount));
+  std::vector<int> devices = m_Devices;
+  if (m_AllDevices)
+  {
+    devices = { homeDevice };
+    for (int device = 0; device < deviceCount; ++device)
+    {
+      if (device != homeDevice)
+      {
+        devices.push_back(device);
+      }
+    }
+  }
+  std::vector<Piece> pieces = Partition(count, elementBytes, devices, m_Weights);
   for (auto & piece : pieces)
   {
     piece.Device = piece.Device < 0 ? homeDevice : piece.Device;
@@ -381,6 +402,11 @@ CudaDeviceSplitter::Run(const void *                in,
 void
 CudaDeviceSplitter::Print(std::ostream & os) const
 {
+  if (m_AllDevices)
+  {
+    os << "CudaDeviceSplitter: all devices, chunk " << m_ChunkBytes << " bytes";
+    return;
+  }
   os << "CudaDeviceSplitter: devices {";
   for (size_t i = 0; i < m_Devices.size(); ++i)
   {

@@ -341,21 +341,27 @@ CudaEmulatedMemoryBackend::~CudaEmulatedMemoryBackend()
   }
 }
 
-cudaError_t
-CudaEmulatedMemoryBackend::GetBytesFrom(const void * pointer, size_t * bytes)
+const CudaEmulatedMemoryBackend::Allocation *
+CudaEmulatedMemoryBackend::FindAllocationLocked(const void * pointer, size_t * bytesFrom) const
 {
-  std::lock_guard<std::mutex> lock(m_Mutex);
   const auto * address = static_cast<const char *>(pointer);
   for (const auto & allocation : m_Allocations)
   {
     const auto * begin = static_cast<const char *>(allocation.first);
     if (address >= begin && address < begin + allocation.second.Bytes)
     {
-      *bytes = static_cast<size_t>(begin + allocation.second.Bytes - address);
-      return cudaSuccess;
+      *bytesFrom = static_cast<size_t>(begin + allocation.second.Bytes - address);
+      return &allocation.second;
     }
   }
-  return cudaErrorInvalidValue;
+  return nullptr;
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::GetBytesFrom(const void * pointer, size_t * bytes)
+{
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  return this->FindAllocationLocked(pointer, bytes) != nullptr ? cudaSuccess : cudaErrorInvalidValue;
 }
 
 cudaError_t
@@ -542,17 +548,14 @@ cudaError_t
 CudaEmulatedMemoryBackend::GetPointerDevice(const void * pointer, int * device)
 {
   std::lock_guard<std::mutex> lock(m_Mutex);
-  const auto * address = static_cast<const char *>(pointer);
-  for (const auto & allocation : m_Allocations)
+  size_t             bytes = 0;
+  const Allocation * allocation = this->FindAllocationLocked(pointer, &bytes);
+  if (allocation == nullptr)
   {
-    const auto * begin = static_cast<const char *>(allocation.first);
-    if (address >= begin && address < begin + allocation.second.Bytes)
-    {
-      *device = allocation.second.Device;
-      return cudaSuccess;
-    }
+    return cudaErrorInvalidValue;
   }
-  return cudaErrorInvalidValue;
+  *device = allocation->Device;
+  return cudaSuccess;
 }
 
 cudaError_t

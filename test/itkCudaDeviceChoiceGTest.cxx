@@ -28,20 +28,8 @@ namespace
 using ImageType = itk::CudaImage<float, 3>;
 using itk::CudaTest::ExceptionMessage;
 
-int
-DeviceCount()
-{
-  std::vector<cudaDeviceProp> devices;
-  return itk::CudaGetAvailableDevices(devices);
-}
-
-int
-CurrentDevice()
-{
-  int device = -1;
-  CUDA_CHECK(cudaGetDevice(&device));
-  return device;
-}
+using itk::CudaTest::CurrentDevice;
+using itk::CudaTest::DeviceCount;
 
 int
 DeviceOf(const void * pointer)

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -39,20 +40,8 @@ using itk::CudaTest::ExceptionMessage;
 using itk::CudaTest::TransfersAre;
 using Pieces = std::vector<CudaDeviceSplitter::Piece>;
 
-int
-DeviceCount()
-{
-  std::vector<cudaDeviceProp> devices;
-  return itk::CudaGetAvailableDevices(devices);
-}
-
-int
-CurrentDevice()
-{
-  int device = -1;
-  CUDA_CHECK(cudaGetDevice(&device));
-  return device;
-}
+using itk::CudaTest::CurrentDevice;
+using itk::CudaTest::DeviceCount;
 
 #define SKIP_WITHOUT_TWO_GPUS()                                                                                       \
   if (DeviceCount() < 2)                                                                                              \
@@ -185,6 +174,43 @@ IsSquareOfMakeImage(const ImageType * output)
     }
   }
   return ::testing::AssertionSuccess();
+}
+
+TEST(CudaDeviceSplitter, AllDevicesIsAChoiceOfItsOwn)
+{
+  auto filter = FilterType::New();
+  EXPECT_FALSE(filter->GetSplitAcrossAllDevices());
+  filter->SplitAcrossAllDevicesOn();
+  EXPECT_TRUE(filter->GetSplitAcrossAllDevices());
+  EXPECT_TRUE(filter->GetSplitDevices().empty());
+  std::ostringstream printed;
+  filter->Print(printed);
+  EXPECT_NE(printed.str().find("all devices"), std::string::npos) << printed.str();
+  filter->SetSplitDevices({ 0 });
+  EXPECT_FALSE(filter->GetSplitAcrossAllDevices());
+  filter->SplitAcrossAllDevicesOn();
+  filter->SplitAcrossAllDevicesOff();
+  EXPECT_FALSE(filter->GetSplitAcrossAllDevices());
+  EXPECT_TRUE(filter->GetSplitDevices().empty());
+}
+
+// Every visible device takes a share, the image's device first: one piece on
+// a machine with one GPU, two on a machine with two.
+TEST(CudaDeviceSplitter, AllDevicesUsesWhatThereIs)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  CUDA_CHECK(cudaSetDevice(0));
+  auto input = MakeImage({ { 255, 129, 65 } });
+  auto filter = FilterType::New();
+  filter->SetInput(input);
+  filter->InPlaceOff();
+  filter->SplitAcrossAllDevicesOn();
+  filter->Update();
+  const auto & pieces = filter->GetDeviceSplitter().GetLastPieces();
+  ASSERT_EQ(pieces.size(), static_cast<size_t>(DeviceCount()));
+  EXPECT_EQ(pieces[0].Device, filter->GetOutput()->GetCudaDataManager()->GetDevice());
+  EXPECT_TRUE(IsSquareOfMakeImage(filter->GetOutput()));
+  EXPECT_EQ(CurrentDevice(), 0);
 }
 
 TEST(CudaDeviceSplitter, OneDeviceListedIsTheUsualUpdate)

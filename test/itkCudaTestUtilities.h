@@ -28,6 +28,7 @@
 #include <mutex>
 #include <unordered_map>
 #include <string>
+#include <vector>
 
 /** Skip the current test, visibly, on a machine without a usable CUDA device. */
 #define ITK_CUDA_SKIP_WITHOUT_GPU()                                                                                   \
@@ -162,6 +163,23 @@ protected:
                            Fixture,                                                                                   \
                            ::testing::Values(::itk::CudaTest::Backend::Emulated, ::itk::CudaTest::Backend::Cuda),     \
                            ::itk::CudaTest::BackendName)
+
+/** Visible CUDA devices (0 without a device or driver). */
+inline int
+DeviceCount()
+{
+  std::vector<cudaDeviceProp> devices;
+  return CudaGetAvailableDevices(devices);
+}
+
+/** The calling thread's current device. */
+inline int
+CurrentDevice()
+{
+  int device = -1;
+  CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
 
 /** Expect the transfer counters of `manager` to equal the given counts. */
 inline ::testing::AssertionResult

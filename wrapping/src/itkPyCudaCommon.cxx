@@ -951,6 +951,20 @@ CudaSquareImageFilterHandle::GetSplitWeights() const
   return weights;
 }
 
+void
+CudaSquareImageFilterHandle::SetSplitAcrossAllDevices(bool all)
+{
+  ITK_PY_SQUARE_VISIT(filter->SetSplitAcrossAllDevices(all));
+}
+
+bool
+CudaSquareImageFilterHandle::GetSplitAcrossAllDevices() const
+{
+  bool all = false;
+  ITK_PY_SQUARE_VISIT(all = filter->GetSplitAcrossAllDevices());
+  return all;
+}
+
 bool
 CudaSquareImageFilterHandle::GetGPUEnabled() const
 {

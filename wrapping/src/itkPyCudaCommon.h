@@ -292,6 +292,10 @@ public:
   GetSplitDevices() const;
   std::vector<double>
   GetSplitWeights() const;
+  void
+  SetSplitAcrossAllDevices(bool all);
+  bool
+  GetSplitAcrossAllDevices() const;
 
 private:
   std::string     m_PixelCode;

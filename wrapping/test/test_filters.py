@@ -101,6 +101,21 @@ def test_split_devices_are_checked():
         square.SetSplitDevices([0, 1], [1.0])
     square.SetSplitDevices([])
     assert square.GetSplitDevices() == []
+    square.SetSplitAcrossAllDevices(True)
+    assert square.GetSplitAcrossAllDevices() is True
+    square.SetSplitDevices([0])
+    assert square.GetSplitAcrossAllDevices() is False
+
+
+def test_split_across_all_devices_uses_what_there_is(gpu):
+    values = np.arange(64 * 32 * 16, dtype=np.float32).reshape(16, 32, 64) % 100
+    image = icc.cuda_image_from_image(values.copy())
+    square = icc.CudaSquareImageFilter[type(image)].New()
+    square.InPlaceOff()
+    square.SetSplitAcrossAllDevices(True)
+    square.SetInput(image)
+    square.Update()
+    np.testing.assert_array_equal(np.asarray(square.GetOutput()), values * values)
 
 
 def test_split_across_two_devices(cupy):

@@ -92,6 +92,14 @@ class CudaSquareImageFilter(metaclass=_FilterTemplate):
     def GetSplitWeights(self):
         return list(self._handle.GetSplitWeights())
 
+    def SetSplitAcrossAllDevices(self, all_devices):
+        """Share an update's work between every visible device, equally (one
+        GPU simply does it all); False returns to the output's device alone."""
+        self._handle.SetSplitAcrossAllDevices(bool(all_devices))
+
+    def GetSplitAcrossAllDevices(self):
+        return self._handle.GetSplitAcrossAllDevices()
+
     def GPUEnabledOn(self):
         self.SetGPUEnabled(True)
 
