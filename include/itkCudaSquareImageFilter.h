@@ -36,8 +36,8 @@ namespace itk
  *
  * Streaming works: when the output's region is a piece of a larger input
  * buffer (a StreamingImageFilter downstream of a fully buffered image), the
- * GPU path squares just that piece, for images of up to 3 dimensions; the
- * input is uploaded once and stays on the device for the next pieces.
+ * GPU path squares just that piece, in any dimension; the input is uploaded
+ * once and stays on the device for the next pieces.
  *
  * Several devices can share one update (SetSplitDevices()): the output stays
  * on its device, which computes its share in place, and the other devices

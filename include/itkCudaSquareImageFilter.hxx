@@ -71,23 +71,43 @@ template <typename TImage>
 void
 CudaSquareImageFilter<TImage>::GenerateRegionOnGPU(const ImageType * input, ImageType * output)
 {
-  const auto & inputRegion = input->GetBufferedRegion();
-  const auto & outputRegion = output->GetBufferedRegion();
-  if (ImageType::ImageDimension > 3 || !inputRegion.IsInside(outputRegion))
+  constexpr unsigned int Dimension = ImageType::ImageDimension;
+  const auto &           inputRegion = input->GetBufferedRegion();
+  const auto &           outputRegion = output->GetBufferedRegion();
+  if (!inputRegion.IsInside(outputRegion))
   {
-    itkExceptionMacro("the GPU path computes a region inside the input's buffered region for images of up to 3 "
-                      "dimensions; input buffered region: "
+    itkExceptionMacro("the GPU path computes a region inside the input's buffered region; input buffered region: "
                       << inputRegion << " output region: " << outputRegion);
   }
+  // The kernel takes a 3-D box; dimensions past the third are walked here,
+  // one launch per 3-D slab of the output region.
   CudaRegionGeometry geometry{ { 1, 1, 1 }, { 0, 0, 0 }, { 1, 1, 1 } };
-  for (unsigned int d = 0; d < ImageType::ImageDimension && d < 3; ++d)
+  size_t             inputSlab = 1;
+  size_t             outputSlab = 1;
+  for (unsigned int d = 0; d < Dimension && d < 3; ++d)
   {
     geometry.InputSize[d] = inputRegion.GetSize(d);
     geometry.Offset[d] = static_cast<size_t>(outputRegion.GetIndex(d) - inputRegion.GetIndex(d));
     geometry.OutputSize[d] = outputRegion.GetSize(d);
+    inputSlab *= geometry.InputSize[d];
+    outputSlab *= geometry.OutputSize[d];
   }
+  const size_t slabs = outputRegion.GetNumberOfPixels() / outputSlab;
   this->LaunchOnOutputStream(input, output, [&](const PixelType * in, PixelType * out, cudaStream_t stream) {
-    CudaSquareImageRegion<PixelType>(in, geometry, out, stream);
+    for (size_t slab = 0; slab < slabs; ++slab)
+    {
+      size_t rest = slab;
+      size_t inputOffset = 0;
+      size_t inputStride = inputSlab;
+      for (unsigned int d = 3; d < Dimension; ++d)
+      {
+        const size_t index = rest % outputRegion.GetSize(d);
+        rest /= outputRegion.GetSize(d);
+        inputOffset += (index + static_cast<size_t>(outputRegion.GetIndex(d) - inputRegion.GetIndex(d))) * inputStride;
+        inputStride *= inputRegion.GetSize(d);
+      }
+      CudaSquareImageRegion<PixelType>(in + inputOffset, geometry, out + slab * outputSlab, stream);
+    }
   });
 }
 

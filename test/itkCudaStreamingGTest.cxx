@@ -128,4 +128,38 @@ TEST(CudaStreaming, PiecesProducedUpstreamOnTheCPU)
     EXPECT_EQ(total, input->GetBufferedRegion().GetNumberOfPixels() * sizeof(float));
   }
 }
+
+// Four dimensions: the region kernel works on 3-D slabs, the fourth walked on the host.
+TEST(CudaStreaming, PiecesOfAFullyBufferedFourDimensionalInput)
+{
+  using Image4 = itk::CudaImage<float, 4>;
+  auto input = Image4::New();
+  input->SetRegions(Image4::SizeType{ { 17, 13, 11, 9 } });
+  input->Allocate();
+  const size_t count = input->GetBufferedRegion().GetNumberOfPixels();
+  for (size_t i = 0; i < count; ++i)
+  {
+    input->GetBufferPointer()[i] = static_cast<float>(i % 97) / 4.0f - 12.0f;
+  }
+  auto square = itk::CudaSquareImageFilter<Image4>::New();
+  square->SetInput(input);
+  auto streamer = itk::StreamingImageFilter<Image4, Image4>::New();
+  streamer->SetInput(square->GetOutput());
+  streamer->SetNumberOfStreamDivisions(3);
+  streamer->Update();
+  const Image4 * result = streamer->GetOutput();
+  ASSERT_EQ(result->GetBufferedRegion(), input->GetBufferedRegion());
+  size_t mismatches = 0;
+  for (size_t i = 0; i < count; ++i)
+  {
+    const float v = input->GetBufferPointer()[i];
+    mismatches += result->GetBufferPointer()[i] != v * v;
+  }
+  EXPECT_EQ(mismatches, 0u);
+  if (itk::IsCudaAvailable())
+  {
+    EXPECT_EQ(input->GetCudaDataManager()->GetTransferStatistics().HostToDeviceCount, 1u); // uploaded once
+    EXPECT_EQ(square->GetOutput()->GetCudaDataManager()->GetTransferStatistics().DeviceToHostCount, 3u);
+  }
+}
 } // namespace
