@@ -31,14 +31,21 @@
 
 namespace itk
 {
+namespace CudaDetail
+{
+struct DeviceAllocation;
+}
+
 /** \class GPUMemPointer
  * \brief Owns or borrows one device allocation.
  *
  * An owned buffer (Allocate()) is freed by Free(), by the next Allocate() or
  * SetPointer(), and by the destructor, on the device it was allocated on and
- * through the backend that allocated it. A borrowed buffer (SetPointer(), e.g.
- * memory of a CuPy array or a PyTorch tensor) is never freed by us.
- * Destruction never throws; a failing cudaFree is reported with itkWarningMacro.
+ * through the backend that allocated it; but never while an exported view
+ * holds it (Export()): the last holder frees it. A borrowed buffer
+ * (SetPointer(), e.g. memory of a CuPy array or a PyTorch tensor) is never
+ * freed by us. Destruction never throws; a failing cudaFree is reported with
+ * itkWarningMacro.
  * \ingroup CudaCommon
  */
 class CudaCommon_EXPORT GPUMemPointer : public Object
@@ -63,14 +70,17 @@ public:
   void
   Allocate(size_t bufferSize, int device);
 
-  /** Free an owned buffer, forget a borrowed one. \throws on a CUDA error. */
+  /** Free an owned buffer (unless exported views still hold it: then the last
+   * of them frees it), forget a borrowed one. \throws on a CUDA error. */
   void
   Free();
 
   /** Borrow `pointer` (not freed by us); releases the previous buffer. The
    * size stays what SetBufferSize() says. `owner`, when given, is kept alive
    * for as long as the pointer is borrowed (e.g. the Python array that owns
-   * the memory), and released when it is replaced, freed or destroyed. */
+   * the memory), and released when it is replaced, freed or destroyed. A
+   * pointer into an allocation of CudaCommon's own is exported by it (see
+   * Export()), so it stays valid and is never moved while borrowed. */
   void
   SetPointer(void * pointer, std::shared_ptr<const void> owner = nullptr);
 
@@ -108,10 +118,7 @@ public:
   /** The backend that allocated the buffer, or the default backend for a
    * borrowed one: the backend copies to and from this buffer go through. */
   std::shared_ptr<CudaMemoryBackend>
-  GetBackend() const
-  {
-    return m_Backend ? m_Backend : CudaMemoryBackend::GetDefault();
-  }
+  GetBackend() const;
 
   /** The device the buffer lives on (-1 when there is none or unknown). */
   int
@@ -119,6 +126,17 @@ public:
   {
     return m_Device;
   }
+
+  /** A hold on the current buffer for a view of it (CUDA Array Interface,
+   * DLPack, another image borrowing the pointer): while any hold lives, the
+   * memory is not freed, whatever happens to this object, and IsExported()
+   * is true. Empty when there is no buffer. */
+  std::shared_ptr<const void>
+  Export() const;
+
+  /** True while a hold made by Export() on the current buffer lives. */
+  bool
+  IsExported() const;
 
 protected:
   GPUMemPointer() = default;
@@ -130,12 +148,11 @@ private:
   cudaError_t
   Release() noexcept;
 
-  void *                             m_Pointer{ nullptr };
-  size_t                             m_BufferSize{ 0 };
-  std::shared_ptr<const void>        m_BorrowedFrom;
-  bool                               m_Owner{ false };
-  int                                m_Device{ -1 };
-  std::shared_ptr<CudaMemoryBackend> m_Backend;
+  void *                                        m_Pointer{ nullptr };
+  size_t                                        m_BufferSize{ 0 };
+  bool                                          m_Owner{ false };
+  int                                           m_Device{ -1 };
+  std::shared_ptr<CudaDetail::DeviceAllocation> m_Allocation;
 };
 
 /** \struct CudaTransferStatistics
@@ -153,6 +170,25 @@ struct CudaTransferStatistics
   uint64_t PeerBytes{ 0 };
 };
 
+/** \struct CudaGPUBufferExport
+ * \brief What a view of a device buffer needs, taken in one step
+ * (CudaDataManager::ExportGPUBuffer()): the pointer, its size, device and
+ * stream, and the hold that keeps the memory valid and in place.
+ * \ingroup CudaCommon
+ */
+struct CudaGPUBufferExport
+{
+  void *       Pointer{ nullptr };
+  size_t       Bytes{ 0 };
+  int          Device{ -1 };
+  cudaStream_t Stream{ nullptr };
+  /** While this (or a copy) lives, the device buffer is never freed, never
+   * released as stale and never moved to another device, whatever any
+   * manager sharing it does; the next GPU use of the image refreshes it in
+   * place. */
+  std::shared_ptr<const void> Hold;
+};
+
 /** \class CudaDataManager
  * \brief One buffer mirrored on the host (CPU) and on a device (GPU).
  *
@@ -160,22 +196,28 @@ struct CudaTransferStatistics
  * stale copy is asked for, and the counters returned by
  * GetTransferStatistics() say how often that happened. Copies are queued on
  * the buffer's stream (GetStream()): an upload from pinned memory returns at
- * once, a download returns when the data is on the host.
+ * once, a download returns when the data is on the host. The states and
+ * transitions are drawn in docs/coherence.md.
  *
  * After a successful call:
- * - UpdateCPUBuffer() / GetConstCPUBufferPointer(): the CPU copy is current.
- * - UpdateGPUBuffer() / GetConstGPUBufferPointer(): the GPU copy exists and is current.
+ * - UpdateCPUBuffer() / GetConstCPUBufferPointer(): the CPU copy is current;
+ *   the GPU copy is untouched (the explicit read-only path).
+ * - UpdateCPUBufferForConstAccess(): the CPU copy is current and the GPU copy
+ *   stale, unless ConstCPUAccessReadOnly is on (then as UpdateCPUBuffer()).
  * - GetCPUBufferPointer() / SetGPUBufferDirty(): the CPU copy is current and
  *   the GPU copy stale (the caller writes on the CPU); the device buffer is
- *   released when ReleaseDirtyGPUBuffer is on and we own it.
+ *   released when ReleaseDirtyGPUBuffer is on, we own it and no view holds it.
+ * - GetCPUBufferPointerForOverwrite(): the same without copying stale GPU
+ *   data down first (the caller overwrites every byte).
+ * - UpdateGPUBuffer() / GetConstGPUBufferPointer(): the GPU copy exists and is current.
  * - GetGPUBufferPointer() / SetCPUBufferDirty(): the GPU copy is current and
  *   the CPU copy stale (the caller writes on the GPU).
  * A failing call throws itk::ExceptionObject and leaves the flags describing
  * which copy is still valid.
  *
- * Managers grafted onto each other (Graft()) share one set of buffers, flags
- * and counters, so a write through either is seen by both. Initialize()
- * detaches a manager again.
+ * Managers grafted onto each other (Graft()) share one set of buffers, flags,
+ * counters and policies (ReleaseDirtyGPUBuffer, ConstCPUAccessReadOnly), so a
+ * write through either is seen by both. Initialize() detaches a manager again.
  *
  * Accessors, transfers and flag changes may be called from several threads
  * at once (a mutex per set of shared buffers serialises them; the flags are
@@ -221,7 +263,9 @@ public:
   /** Adopt an external device allocation of GetBufferSize() bytes (borrowed:
    * never freed by us). The dirty flags are left as they are: a caller whose
    * device memory holds the data calls SetCPUDirtyFlag(true) and
-   * SetGPUDirtyFlag(false). \throws for a null pointer. */
+   * SetGPUDirtyFlag(false). A pointer into another CudaCommon buffer holds
+   * that buffer as a view does (see ExportGPUBuffer()). \throws for a null
+   * pointer. */
   void
   SetGPUBufferPointer(void * ptr);
   void
@@ -235,7 +279,7 @@ public:
   size_t
   GetGPUBufferSize() const;
 
-  /** Raw flag setters: no copy is made. */
+  /** Raw flag setters (2.x): no copy is made. */
   void
   SetCPUDirtyFlag(bool isDirty);
   void
@@ -252,9 +296,15 @@ public:
   void
   SetGPUBufferDirty();
 
-  /** GPU -> CPU when the CPU copy is stale. */
+  /** GPU -> CPU when the CPU copy is stale; the GPU copy stays as it is. */
   virtual void
   UpdateCPUBuffer();
+  /** CPU copy current, for a const CPU access through which ITK code may
+   * still write (its iterators take the buffer through the const
+   * GetBufferPointer()): the GPU copy is then marked stale, its buffer kept.
+   * With ConstCPUAccessReadOnly on, the same as UpdateCPUBuffer(). */
+  void
+  UpdateCPUBufferForConstAccess();
   /** Allocate the device buffer if needed; CPU -> GPU when the GPU copy is stale. */
   virtual void
   UpdateGPUBuffer();
@@ -285,19 +335,36 @@ public:
   /** Host pointer for reading only: CPU copy current, GPU copy untouched. */
   const void *
   GetConstCPUBufferPointer();
+  /** Host pointer for a caller that overwrites every byte on the CPU without
+   * reading any (e.g. FillBuffer()): nothing is downloaded; the CPU copy is
+   * then current and the GPU copy stale. May return nullptr when there is no
+   * CPU buffer yet. */
+  void *
+  GetCPUBufferPointerForOverwrite();
+
+  /** Make the GPU copy current (read-only, or for writing: CPU copy then
+   * stale) and hold it for a view, in one step: see CudaGPUBufferExport.
+   * \throws as GetGPUBufferPointer(). */
+  CudaGPUBufferExport
+  ExportGPUBuffer(bool writable = true);
+  /** True while a view made by ExportGPUBuffer() (or a borrowing manager)
+   * holds the current device buffer. */
+  bool
+  IsGPUBufferExported() const;
 
   /** Allocate the device buffer now (GetBufferSize() bytes), if not yet done. */
   void
   Allocate();
   /** Release the device buffer; if it held the only current copy, the CPU
-   * copy is brought up to date first so that nothing is lost. */
+   * copy is brought up to date first so that nothing is lost. Memory that a
+   * view holds is freed when the last view goes. */
   void
   Free();
   /** Detach from any grafted manager and forget all buffers and flags. */
   virtual void
   Initialize();
 
-  /** Share `data`'s buffers, flags and counters from now on. */
+  /** Share `data`'s buffers, flags, counters and policies from now on. */
   virtual void
   Graft(const CudaDataManager * data);
 
@@ -319,8 +386,9 @@ public:
    * the flags stay as they were. A stale GPU copy is just released: the next
    * GPU use uploads to the new device. No call changes the calling thread's
    * current device.
-   * \throws itk::ExceptionObject for an invalid device index, or when the new
-   * device has no room; the image then stays where it was. */
+   * \throws itk::ExceptionObject for an invalid device index, when the new
+   * device has no room, or when a view holds the device buffer (it would no
+   * longer see the image); the image then stays where it was. */
   void
   SetDevice(int device);
   int
@@ -330,12 +398,50 @@ public:
   bool
   SharesBuffersWith(const CudaDataManager * other) const;
 
-  /** Free the device buffer as soon as it becomes stale (default on; the
-   * environment variable ITK_RELEASE_DIRTY_GPU_BUFFERS=0/false/off changes
-   * the default, read when the first manager of the process is made). */
-  itkSetMacro(ReleaseDirtyGPUBuffer, bool);
-  itkGetConstMacro(ReleaseDirtyGPUBuffer, bool);
-  itkBooleanMacro(ReleaseDirtyGPUBuffer);
+  /** Free the device buffer as soon as it becomes stale through a CPU write
+   * (default on; the environment variable ITK_RELEASE_DIRTY_GPU_BUFFERS=0/
+   * false/off/no changes the default, read when the first manager of the
+   * process is made). A buffer a view holds is never released. Shared by
+   * grafted managers: it is a property of the buffer. */
+  void
+  SetReleaseDirtyGPUBuffer(bool release);
+  bool
+  GetReleaseDirtyGPUBuffer() const;
+  void
+  ReleaseDirtyGPUBufferOn()
+  {
+    this->SetReleaseDirtyGPUBuffer(true);
+  }
+  void
+  ReleaseDirtyGPUBufferOff()
+  {
+    this->SetReleaseDirtyGPUBuffer(false);
+  }
+
+  /** Trust const CPU access to be read-only (default off; the environment
+   * variable ITK_CUDA_CONST_CPU_ACCESS_READ_ONLY=1/true/on/yes changes the
+   * default, read when the first manager of the process is made). Off, a
+   * const CPU access (CudaImage::GetBufferPointer() const, and so every ITK
+   * iterator) marks the GPU copy stale, since ITK's iterators write through
+   * it: safe, at the price of an upload at the next GPU use. On, it only
+   * makes the CPU copy current: a GPU -> CPU read -> GPU pipeline moves one
+   * copy instead of two, but CPU writes through a const access (any ITK
+   * iterator, outside a filter) are lost for the GPU unless the image is
+   * Modified() afterwards. Shared by grafted managers. */
+  void
+  SetConstCPUAccessReadOnly(bool readOnly);
+  bool
+  GetConstCPUAccessReadOnly() const;
+  void
+  ConstCPUAccessReadOnlyOn()
+  {
+    this->SetConstCPUAccessReadOnly(true);
+  }
+  void
+  ConstCPUAccessReadOnlyOff()
+  {
+    this->SetConstCPUAccessReadOnly(false);
+  }
 
   /** Copies made since creation or the last ResetTransferStatistics(). */
   CudaTransferStatistics
@@ -348,6 +454,10 @@ public:
    * use the value read once, at the first manager of the process. */
   static bool
   GetReleaseDirtyGPUBufferDefault();
+  /** What ITK_CUDA_CONST_CPU_ACCESS_READ_ONLY says now: off, unless it is 1,
+   * true, on or yes (any case). Read once per process like the above. */
+  static bool
+  GetConstCPUAccessReadOnlyDefault();
 
 protected:
   CudaDataManager();
@@ -358,13 +468,28 @@ protected:
   /** State shared by grafted managers. */
   struct SharedState;
 
-  /** Hook, called with the state locked before the GPU copy is made current:
-   * return true when the CPU copy was written behind the flags' back (e.g. an
-   * image modified after the last synchronisation). */
-  virtual bool
-  CPUBufferModifiedExternally(const SharedState &) const
+  /** What the owner of the CPU buffer says of it, asked with the state
+   * locked before a copy is made (see ObserveCPUBuffer()). */
+  struct CPUBufferObservation
   {
-    return false;
+    /** The buffer the owner holds now; nullptr: unknown (keep ours). A
+     * different pointer of GetBufferSize() bytes means the buffer was
+     * re-pointed (e.g. ImportImageContainer::SetImportPointer()): it holds
+     * the data from now on. */
+    void * Buffer{ nullptr };
+    size_t Bytes{ 0 };
+    /** Modified time of the owner (image and pixel container): later than
+     * GetSynchronizationTime() means the CPU copy was written behind the
+     * flags' back. */
+    ModifiedTimeType MTime{ 0 };
+  };
+
+  /** Hook: the CPU buffer as its owner (the image) sees it. The default
+   * knows nothing. Must not call back into this manager. */
+  virtual CPUBufferObservation
+  ObserveCPUBuffer() const
+  {
+    return {};
   }
 
   /** Hook, called with the state locked when the CPU copy must receive data
@@ -383,24 +508,39 @@ protected:
 private:
   using LockType = std::unique_lock<std::mutex>;
 
+  /** How a transition uses the copy it makes current. */
+  enum class Access
+  {
+    Read,     ///< the other copy stays as it is
+    Write,    ///< the other copy becomes stale
+    Overwrite ///< as Write, without bringing this copy up to date first
+  };
+
   static bool
   ProcessReleaseDirtyGPUBufferDefault();
+  static bool
+  ProcessConstCPUAccessReadOnlyDefault();
 
+  // The transitions of the coherence state machine (docs/coherence.md); each
+  // is called with the state locked.
   void
-  UpdateCPUBufferLocked(SharedState & state);
+  ObserveCPUBufferLocked(SharedState & state);
   void
-  UpdateGPUBufferLocked(SharedState & state);
+  AcquireCPULocked(SharedState & state, Access access, bool releaseStaleGPUBuffer);
+  void
+  AcquireGPULocked(SharedState & state, Access access);
+  void
+  DownloadLocked(SharedState & state);
   void
   AllocateGPUBufferLocked(SharedState & state);
   void
-  MarkGPUBufferStaleLocked(SharedState & state);
+  ReleaseStaleGPUBufferLocked(SharedState & state);
   void
   ReleaseStreamLocked(SharedState & state);
   void
   MoveGPUBufferLocked(SharedState & state, int device);
 
   std::shared_ptr<SharedState> m_State;
-  bool                         m_ReleaseDirtyGPUBuffer;
 };
 } // namespace itk
 

@@ -35,12 +35,31 @@ namespace itk
  * `image->GetCudaDataManager()->GetGPUBufferPointer()` (read and write) or
  * `GetConstGPUBufferPointer()` (read only).
  *
- * CPU accessors keep the copies coherent: const accessors make the CPU copy
- * current; non-const accessors (GetBufferPointer(), GetPixel(), operator[],
- * SetPixel(), FillBuffer(), GetPixelContainer(), the accessors) also mark the
- * GPU copy stale, since the caller may write. Code that writes through a
- * const-obtained pointer or an iterator outside a filter must call
- * Modified() afterwards; inside a pipeline, DataHasBeenGenerated() does it.
+ * CPU accessors keep the copies coherent, so that every way ITK code writes
+ * the pixels of an Image works the same on a CudaImage whose current copy is
+ * on the GPU, and the next GPU read sees the write:
+ * - non-const accessors (GetBufferPointer(), GetPixel(), operator[],
+ *   SetPixel(), GetPixelContainer(), the accessors) make the CPU copy current
+ *   and mark the GPU copy stale (its buffer is released per
+ *   ReleaseDirtyGPUBuffer, unless a view holds it);
+ * - the const GetBufferPointer() and GetPixelContainer() do the same but keep
+ *   the device buffer, because ITK's iterators, writing ones included, take
+ *   the buffer through them. The data manager's ConstCPUAccessReadOnly mode
+ *   (or ITK_CUDA_CONST_CPU_ACCESS_READ_ONLY=1) trusts them to be read-only
+ *   instead: cheaper, and then writes through them must be followed by
+ *   Modified();
+ * - const GetPixel(), operator[] and the const accessors only read: CPU copy
+ *   current, GPU copy untouched; so does
+ *   GetDataManager()->GetConstCPUBufferPointer();
+ * - FillBuffer() overwrites every pixel: nothing is downloaded first;
+ * - Allocate() of a buffer of the same size keeps the current copy where it
+ *   is (ITK keeps the pixels of a reused buffer);
+ * - a pixel container re-pointed to other memory holds the data from then on.
+ * A pointer obtained from an accessor is for use until the next GPU access
+ * of the image; code that writes through one later calls Modified().
+ * Access through an itk::Image pointer reaches only the virtual
+ * GetBufferPointer() (and Allocate(), Initialize(), Graft()): itk::Image's
+ * SetPixel(), GetPixel() and FillBuffer() are not virtual.
  *
  * Without a CUDA device a CudaImage behaves exactly like an Image and makes
  * no CUDA call.

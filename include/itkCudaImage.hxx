@@ -45,16 +45,33 @@ CudaImage<TPixel, VImageDimension>::Allocate(bool initializePixels)
   // Large images get pixels from CudaHostMemoryPool (pinned: fast copies),
   // unless the image already has a buffer of its own (e.g. shared through a
   // graft). Small ones keep ITK's container: copying them is latency-bound.
-  const PixelContainer * current = Superclass::GetPixelContainer();
+  PixelContainer * current = Superclass::GetPixelContainer();
   if (current == nullptr ||
       (current->Capacity() == 0 && dynamic_cast<const HostContainerType *>(current) == nullptr &&
        this->GetBufferedRegion().GetNumberOfPixels() * sizeof(TPixel) >=
          CudaHostMemoryPool::GetInstance().GetPinnedThreshold()))
   {
     Superclass::SetPixelContainer(HostContainerType::New());
+    current = Superclass::GetPixelContainer();
+  }
+  // Allocate() keeps the pixels of a buffer it reuses or grows (Reserve()
+  // semantics). Reused as it is: whichever copy is current stays current,
+  // nothing moves. Resized: the current data must be on the host first.
+  const TPixel *      before = current->GetBufferPointer();
+  const SizeValueType pixelsBefore = current->Size();
+  this->ComputeOffsetTable();
+  const auto pixels = static_cast<SizeValueType>(this->GetOffsetTable()[VImageDimension]);
+  if (before != nullptr && pixels != pixelsBefore)
+  {
+    m_DataManager->MakeCPUBufferUpToDate();
   }
   Superclass::Allocate(initializePixels);
-  this->BindDataManagerToPixelContainer();
+  PixelContainer * after = Superclass::GetPixelContainer();
+  if (before == nullptr || after->GetBufferPointer() != before || pixels != pixelsBefore ||
+      m_DataManager->GetBufferSize() != static_cast<size_t>(pixels) * sizeof(TPixel))
+  {
+    this->BindDataManagerToPixelContainer();
+  }
 }
 
 template <typename TPixel, unsigned int VImageDimension>
@@ -70,7 +87,8 @@ template <typename TPixel, unsigned int VImageDimension>
 void
 CudaImage<TPixel, VImageDimension>::FillBuffer(const TPixel & value)
 {
-  m_DataManager->SetGPUBufferDirty();
+  // Every pixel is overwritten: stale GPU data is not brought down first.
+  m_DataManager->GetCPUBufferPointerForOverwrite();
   Superclass::FillBuffer(value);
 }
 
@@ -122,7 +140,8 @@ template <typename TPixel, unsigned int VImageDimension>
 const TPixel *
 CudaImage<TPixel, VImageDimension>::GetBufferPointer() const
 {
-  m_DataManager->MakeCPUBufferUpToDate();
+  // ITK's iterators, writing ones included, take the buffer here.
+  m_DataManager->UpdateCPUBufferForConstAccess();
   return Superclass::GetBufferPointer();
 }
 
@@ -183,7 +202,8 @@ template <typename TPixel, unsigned int VImageDimension>
 auto
 CudaImage<TPixel, VImageDimension>::GetPixelContainer() const -> const PixelContainer *
 {
-  m_DataManager->MakeCPUBufferUpToDate();
+  // A const container still hands out a writable buffer pointer.
+  m_DataManager->UpdateCPUBufferForConstAccess();
   return Superclass::GetPixelContainer();
 }
 

@@ -28,9 +28,13 @@ namespace itk
  * \brief The CudaDataManager of one CudaImage.
  *
  * Besides mirroring the image's pixel buffer it:
- * - notices CPU writes that bypassed the flags: when the image was Modified()
- *   after the last synchronisation and neither copy is marked stale, the CPU
- *   copy is taken as the newer one before the GPU copy is used;
+ * - notices CPU writes that bypassed the flags: when the image or its pixel
+ *   container was Modified() after the last synchronisation and both copies
+ *   are current, the CPU copy is taken as the newer one before the GPU copy
+ *   is used;
+ * - follows the pixel container when it is re-pointed to other memory
+ *   (ImportImageContainer::SetImportPointer()): that memory holds the data
+ *   from then on;
  * - allocates the image's pixel buffer when data must come down to the CPU
  *   and the image has none yet;
  * - offers the buffered region's index and size as `int[Dimension]` device
@@ -84,8 +88,8 @@ protected:
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 
-  bool
-  CPUBufferModifiedExternally(const SharedState & state) const override;
+  CPUBufferObservation
+  ObserveCPUBuffer() const override;
   void *
   AllocateCPUBufferForDownload() override;
 

@@ -18,6 +18,7 @@
 #ifndef itkCudaImageDataManager_hxx
 #define itkCudaImageDataManager_hxx
 
+#include <algorithm>
 #include <limits>
 
 namespace itk
@@ -44,10 +45,24 @@ CudaImageDataManager<ImageType>::MakeGPUBufferUpToDate()
 }
 
 template <typename ImageType>
-bool
-CudaImageDataManager<ImageType>::CPUBufferModifiedExternally(const SharedState & state) const
+auto
+CudaImageDataManager<ImageType>::ObserveCPUBuffer() const -> CPUBufferObservation
 {
-  return m_Image != nullptr && m_Image->GetMTime() > Superclass::GetSynchronizationTime(state);
+  CPUBufferObservation seen;
+  if (m_Image == nullptr)
+  {
+    return seen;
+  }
+  seen.MTime = m_Image->GetMTime();
+  // The container as itk::Image holds it: CudaImage's accessors would call back into us.
+  auto * container = static_cast<typename ImageType::Superclass *>(m_Image)->GetPixelContainer();
+  if (container != nullptr)
+  {
+    seen.Buffer = container->GetBufferPointer();
+    seen.Bytes = static_cast<size_t>(container->Size()) * sizeof(typename ImageType::InternalPixelType);
+    seen.MTime = std::max(seen.MTime, container->GetMTime());
+  }
+  return seen;
 }
 
 template <typename ImageType>

@@ -18,12 +18,168 @@
 #include "itkCudaDataManager.h"
 
 #include <algorithm>
+#include <map>
+#include <sstream>
+#include <utility>
 #include <cctype>
 #include <cstdlib>
 #include <string>
 
 namespace itk
 {
+// ---------------------------------------------------------------------------
+// Device allocations and the views that hold them
+
+namespace CudaDetail
+{
+/** One device allocation, shared by the GPUMemPointer that made or borrowed
+ * it and by every view exported from it (GPUMemPointer::Export()): the memory
+ * lives until the last of them lets go. */
+struct DeviceAllocation
+{
+  void *                             Pointer{ nullptr };
+  size_t                             Bytes{ 0 };
+  int                                Device{ -1 };
+  bool                               Owned{ false };
+  bool                               Freed{ false };
+  std::shared_ptr<CudaMemoryBackend> Backend;
+  std::shared_ptr<const void>        BorrowedFrom;
+  std::atomic<int>                   Exports{ 0 };
+
+  DeviceAllocation() = default;
+  DeviceAllocation(const DeviceAllocation &) = delete;
+  DeviceAllocation &
+  operator=(const DeviceAllocation &) = delete;
+  ~DeviceAllocation();
+
+  cudaError_t
+  FreeNow() noexcept;
+};
+
+namespace
+{
+// Owned allocations by start address, so that a pointer into one of them
+// handed to SetGPUBufferPointer() is recognised and held. The registry mutex
+// also orders "am I the last holder?" against look-ups that add a holder.
+struct AllocationRegistry
+{
+  std::mutex                                        Mutex;
+  std::map<uintptr_t, std::weak_ptr<DeviceAllocation>> ByAddress;
+};
+
+AllocationRegistry &
+Registry()
+{
+  static AllocationRegistry * registry = new AllocationRegistry; // outlives static destructors
+  return *registry;
+}
+
+void
+Register(const std::shared_ptr<DeviceAllocation> & allocation)
+{
+  AllocationRegistry &        registry = Registry();
+  std::lock_guard<std::mutex> lock(registry.Mutex);
+  registry.ByAddress[reinterpret_cast<uintptr_t>(allocation->Pointer)] = allocation;
+}
+
+// The registry's mutex is held; the allocation at `address` is gone.
+void
+UnregisterLocked(AllocationRegistry & registry, const void * address)
+{
+  const auto found = registry.ByAddress.find(reinterpret_cast<uintptr_t>(address));
+  if (found != registry.ByAddress.end() && found->second.expired())
+  {
+    registry.ByAddress.erase(found);
+  }
+}
+
+std::shared_ptr<DeviceAllocation>
+FindOwnedAllocation(const void * pointer)
+{
+  AllocationRegistry &        registry = Registry();
+  std::lock_guard<std::mutex> lock(registry.Mutex);
+  const auto                  address = reinterpret_cast<uintptr_t>(pointer);
+  auto                        next = registry.ByAddress.upper_bound(address);
+  if (next == registry.ByAddress.begin())
+  {
+    return nullptr;
+  }
+  --next;
+  auto allocation = next->second.lock();
+  if (allocation && !allocation->Freed && address < next->first + allocation->Bytes)
+  {
+    return allocation;
+  }
+  return nullptr;
+}
+
+/** A view's hold: keeps the allocation alive and counted as exported. */
+std::shared_ptr<const void>
+HoldAllocation(std::shared_ptr<DeviceAllocation> allocation)
+{
+  if (!allocation)
+  {
+    return nullptr;
+  }
+  ++allocation->Exports;
+  DeviceAllocation * raw = allocation.get();
+  return std::shared_ptr<const void>(raw, [allocation = std::move(allocation)](const void *) mutable {
+    --allocation->Exports;
+    allocation.reset();
+  });
+}
+
+/** One owner kept alive for two reasons. */
+std::shared_ptr<const void>
+CombineOwners(std::shared_ptr<const void> first, std::shared_ptr<const void> second)
+{
+  if (!first)
+  {
+    return second;
+  }
+  if (!second)
+  {
+    return first;
+  }
+  using Pair = std::pair<std::shared_ptr<const void>, std::shared_ptr<const void>>;
+  return std::make_shared<Pair>(std::move(first), std::move(second));
+}
+} // namespace
+
+cudaError_t
+DeviceAllocation::FreeNow() noexcept
+{
+  cudaError_t error = cudaSuccess;
+  if (Owned && !Freed && Pointer != nullptr && Backend)
+  {
+    error = Backend->Free(Pointer, Device);
+  }
+  Freed = true;
+  return error;
+}
+
+DeviceAllocation::~DeviceAllocation()
+{
+  if (!Owned || Freed)
+  {
+    return;
+  }
+  {
+    AllocationRegistry &        registry = Registry();
+    std::lock_guard<std::mutex> lock(registry.Mutex);
+    UnregisterLocked(registry, Pointer);
+  }
+  const cudaError_t error = this->FreeNow();
+  if (error != cudaSuccess)
+  {
+    std::ostringstream message;
+    message << "CudaCommon: freeing " << Bytes << " bytes of device memory failed: " << cudaGetErrorName(error)
+            << " (" << cudaGetErrorString(error) << ")";
+    OutputWindowDisplayWarningText(message.str().c_str());
+  }
+}
+} // namespace CudaDetail
+
 // ---------------------------------------------------------------------------
 // GPUMemPointer
 
@@ -41,15 +197,24 @@ cudaError_t
 GPUMemPointer::Release() noexcept
 {
   cudaError_t error = cudaSuccess;
-  if (m_Owner && m_Pointer != nullptr && m_Backend)
+  if (m_Allocation && m_Allocation->Owned)
   {
-    error = m_Backend->Free(m_Pointer, m_Device);
+    // Free now, reporting the error, when nobody else holds the memory;
+    // otherwise the last view frees it.
+    auto &                      registry = CudaDetail::Registry();
+    std::lock_guard<std::mutex> lock(registry.Mutex);
+    if (m_Allocation.use_count() == 1)
+    {
+      error = m_Allocation->FreeNow();
+      const void * address = m_Allocation->Pointer;
+      m_Allocation.reset(); // freed already: the destructor does nothing
+      CudaDetail::UnregisterLocked(registry, address);
+    }
   }
+  m_Allocation.reset();
   m_Pointer = nullptr;
   m_Owner = false;
   m_Device = -1;
-  m_Backend.reset();
-  m_BorrowedFrom.reset();
   return error;
 }
 
@@ -81,9 +246,9 @@ GPUMemPointer::Allocate(size_t bufferSize, int device)
   const cudaError_t error = backend->Allocate(&pointer, bufferSize, device);
   if (error != cudaSuccess)
   {
-    size_t freeBytes = 0;
-    size_t totalBytes = 0;
-    const bool   known = backend->GetMemoryInfo(&freeBytes, &totalBytes) == cudaSuccess;
+    size_t             freeBytes = 0;
+    size_t             totalBytes = 0;
+    const bool         known = backend->GetMemoryInfo(&freeBytes, &totalBytes) == cudaSuccess;
     std::ostringstream message;
     message << "cannot allocate " << bufferSize << " bytes on CUDA device " << device << ": " << cudaGetErrorName(error)
             << " (" << cudaGetErrorString(error) << ")";
@@ -93,11 +258,18 @@ GPUMemPointer::Allocate(size_t bufferSize, int device)
     }
     itkExceptionMacro(<< message.str());
   }
+  auto allocation = std::make_shared<CudaDetail::DeviceAllocation>();
+  allocation->Pointer = pointer;
+  allocation->Bytes = bufferSize;
+  allocation->Device = device;
+  allocation->Owned = true;
+  allocation->Backend = std::move(backend);
+  CudaDetail::Register(allocation);
+  m_Allocation = std::move(allocation);
   m_Pointer = pointer;
   m_BufferSize = bufferSize;
   m_Owner = true;
   m_Device = device;
-  m_Backend = std::move(backend);
   this->Modified();
 }
 
@@ -118,24 +290,52 @@ GPUMemPointer::Free()
 void
 GPUMemPointer::SetPointer(void * pointer, std::shared_ptr<const void> owner)
 {
-  if (pointer == m_Pointer)
+  if (pointer == m_Pointer && pointer != nullptr)
   {
     if (!m_Owner)
     {
-      m_BorrowedFrom = std::move(owner);
+      m_Allocation->BorrowedFrom =
+        CudaDetail::CombineOwners(std::move(owner), CudaDetail::HoldAllocation(CudaDetail::FindOwnedAllocation(pointer)));
     }
     return;
   }
-  const size_t bytes = m_BufferSize;
+  const size_t      bytes = m_BufferSize;
   const cudaError_t error = this->Release();
+  if (pointer != nullptr)
+  {
+    auto allocation = std::make_shared<CudaDetail::DeviceAllocation>();
+    allocation->Pointer = pointer;
+    allocation->Bytes = bytes;
+    // Memory of our own (another image's buffer) is held as a view holds it.
+    allocation->BorrowedFrom =
+      CudaDetail::CombineOwners(std::move(owner), CudaDetail::HoldAllocation(CudaDetail::FindOwnedAllocation(pointer)));
+    m_Allocation = std::move(allocation);
+  }
   m_Pointer = pointer;
-  m_BorrowedFrom = std::move(owner);
   m_BufferSize = bytes;
   this->Modified();
   if (error != cudaSuccess)
   {
     itkExceptionMacro("freeing the previous device buffer failed: " << cudaGetErrorName(error));
   }
+}
+
+std::shared_ptr<CudaMemoryBackend>
+GPUMemPointer::GetBackend() const
+{
+  return m_Allocation && m_Allocation->Backend ? m_Allocation->Backend : CudaMemoryBackend::GetDefault();
+}
+
+std::shared_ptr<const void>
+GPUMemPointer::Export() const
+{
+  return m_Pointer != nullptr ? CudaDetail::HoldAllocation(m_Allocation) : nullptr;
+}
+
+bool
+GPUMemPointer::IsExported() const
+{
+  return m_Allocation && m_Allocation->Exports.load() > 0;
 }
 
 void
@@ -145,22 +345,84 @@ GPUMemPointer::PrintSelf(std::ostream & os, Indent indent) const
   os << indent << "Pointer: " << m_Pointer << std::endl;
   os << indent << "BufferSize: " << m_BufferSize << std::endl;
   os << indent << "Owner: " << (m_Owner ? "yes" : "no (borrowed)") << std::endl;
-  os << indent << "BorrowedFrom: " << (m_BorrowedFrom ? "an owner kept alive" : "none") << std::endl;
+  os << indent << "BorrowedFrom: " << (m_Allocation && m_Allocation->BorrowedFrom ? "an owner kept alive" : "none")
+     << std::endl;
   os << indent << "Device: " << m_Device << std::endl;
-  os << indent << "Backend: " << (m_Backend ? m_Backend->GetName() : "none") << std::endl;
+  os << indent << "Backend: " << (m_Allocation && m_Allocation->Backend ? m_Allocation->Backend->GetName() : "none")
+     << std::endl;
+  os << indent << "Exported views: " << (m_Allocation ? m_Allocation->Exports.load() : 0) << std::endl;
 }
 
 // ---------------------------------------------------------------------------
 // CudaDataManager
+
+// The coherence state machine (drawn in docs/coherence.md). Which copies hold
+// the data is one atomic value, so that the lock-free fast paths never see a
+// torn pair of flags:
+//   HostValid   CPU current, GPU stale: a new or adopted buffer, a CPU write
+//   DeviceValid GPU current, CPU stale: a GPU write
+//   BothValid   both current: after a transfer
+//   NoneValid   no copy holds data: only through the 2.x flag setters
+// Every transition below runs with the state's mutex held, and is one of
+// AcquireCPULocked / AcquireGPULocked (Read, Write, Overwrite), an adoption
+// (AdoptCPUBuffer, SetGPUBufferPointer), a flag setter, or a device move.
+namespace
+{
+enum Validity : uint8_t
+{
+  NoneValid = 0,
+  HostValid = 1,
+  DeviceValid = 2,
+  BothValid = 3
+};
+
+const char *
+ValidityName(uint8_t valid)
+{
+  switch (valid)
+  {
+    case HostValid:
+      return "CPU copy current, GPU copy stale";
+    case DeviceValid:
+      return "GPU copy current, CPU copy stale";
+    case BothValid:
+      return "both copies current";
+    default:
+      return "no copy current";
+  }
+}
+
+bool
+ParseSwitch(const char * value, bool unset)
+{
+  if (value == nullptr)
+  {
+    return unset;
+  }
+  std::string text(value);
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (text == "0" || text == "false" || text == "off" || text == "no")
+  {
+    return false;
+  }
+  if (text == "1" || text == "true" || text == "on" || text == "yes")
+  {
+    return true;
+  }
+  return unset;
+}
+} // namespace
 
 struct CudaDataManager::SharedState
 {
   mutable std::mutex Mutex;
   size_t             BufferSize{ 0 };
   void *             CPUBuffer{ nullptr };
-  // Read without the lock on the fast paths of const CPU access.
-  std::atomic<bool>      CPUDirty{ false };
-  std::atomic<bool>      GPUDirty{ true }; // nothing on the GPU yet
+  // Read without the lock on the fast paths of CPU access.
+  std::atomic<uint8_t> Valid{ HostValid }; // nothing on the GPU yet
+  // The GPU copy went stale through a const CPU access, which keeps its
+  // buffer; the next CPU write applies the release policy.
+  std::atomic<bool>      StaleBufferKept{ false };
   GPUMemPointer::Pointer GPUBuffer; // made on first use: most images never reach a GPU
   int                    BufferFlag{ 0 };
   CudaTransferStatistics Statistics;
@@ -172,18 +434,14 @@ struct CudaDataManager::SharedState
   bool UploadPending{ false };
   // Device of the GPU copy; -1: the default device, chosen at first use.
   int Device{ -1 };
+  // Policies: properties of the buffer, so shared by grafted managers.
+  std::atomic<bool> ReleaseDirtyGPUBuffer;
+  std::atomic<bool> ConstCPUAccessReadOnly;
 
-  int
-  ResolveDevice()
-  {
-    if (Device < 0)
-    {
-      Device = CudaGetDefaultDevice();
-    }
-    return Device;
-  }
-
-  SharedState() = default;
+  SharedState(bool release, bool constReadOnly)
+    : ReleaseDirtyGPUBuffer(release)
+    , ConstCPUAccessReadOnly(constReadOnly)
+  {}
   SharedState(const SharedState &) = delete;
   SharedState &
   operator=(const SharedState &) = delete;
@@ -195,6 +453,16 @@ struct CudaDataManager::SharedState
       StreamBackend->SynchronizeStream(Stream);
       StreamBackend->DestroyStream(Stream);
     }
+  }
+
+  int
+  ResolveDevice()
+  {
+    if (Device < 0)
+    {
+      Device = CudaGetDefaultDevice();
+    }
+    return Device;
   }
 
   cudaStream_t
@@ -221,6 +489,16 @@ struct CudaDataManager::SharedState
   }
 
   bool
+  HostCurrent() const
+  {
+    return (Valid.load() & HostValid) != 0;
+  }
+  bool
+  DeviceCurrent() const
+  {
+    return (Valid.load() & DeviceValid) != 0;
+  }
+  bool
   HasGPUBuffer() const
   {
     return GPUBuffer && GPUBuffer->GetPointer() != nullptr;
@@ -239,6 +517,11 @@ struct CudaDataManager::SharedState
   {
     return GPUBuffer && GPUBuffer->IsOwner();
   }
+  bool
+  GPUBufferExported() const
+  {
+    return HasGPUBuffer() && GPUBuffer->IsExported();
+  }
   // Recorded whenever both copies become equal (a transfer, or flags set by
   // hand): an image modified later was written on the CPU behind the flags.
   void
@@ -248,30 +531,21 @@ struct CudaDataManager::SharedState
   }
 };
 
-namespace
-{
-bool
-ParseReleaseDirtyGPUBuffers(const char * value)
-{
-  if (value == nullptr)
-  {
-    return true;
-  }
-  std::string text(value);
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return !(text == "0" || text == "false" || text == "off" || text == "no");
-}
-} // namespace
-
 bool
 CudaDataManager::GetReleaseDirtyGPUBufferDefault()
 {
-  return ParseReleaseDirtyGPUBuffers(std::getenv("ITK_RELEASE_DIRTY_GPU_BUFFERS"));
+  return ParseSwitch(std::getenv("ITK_RELEASE_DIRTY_GPU_BUFFERS"), true);
+}
+
+bool
+CudaDataManager::GetConstCPUAccessReadOnlyDefault()
+{
+  return ParseSwitch(std::getenv("ITK_CUDA_CONST_CPU_ACCESS_READ_ONLY"), false);
 }
 
 CudaDataManager::CudaDataManager()
-  : m_State(std::make_shared<SharedState>())
-  , m_ReleaseDirtyGPUBuffer(ProcessReleaseDirtyGPUBufferDefault())
+  : m_State(std::make_shared<SharedState>(ProcessReleaseDirtyGPUBufferDefault(),
+                                          ProcessConstCPUAccessReadOnlyDefault()))
 {}
 
 bool
@@ -279,6 +553,13 @@ CudaDataManager::ProcessReleaseDirtyGPUBufferDefault()
 {
   // Read once: managers are made for every image, getenv is a linear scan.
   static const bool value = GetReleaseDirtyGPUBufferDefault();
+  return value;
+}
+
+bool
+CudaDataManager::ProcessConstCPUAccessReadOnlyDefault()
+{
+  static const bool value = GetConstCPUAccessReadOnlyDefault();
   return value;
 }
 
@@ -290,168 +571,40 @@ CudaDataManager::GetSynchronizationTime(const SharedState & state)
   return state.SynchronizationTime.GetMTime();
 }
 
+// --- transitions (state locked)
+
 void
-CudaDataManager::SetBufferSize(size_t num)
+CudaDataManager::ObserveCPUBufferLocked(SharedState & state)
 {
-  SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
-  if (state->BufferSize != num)
+  const CPUBufferObservation seen = this->ObserveCPUBuffer();
+  if (seen.Buffer != nullptr && state.CPUBuffer != nullptr && seen.Buffer != state.CPUBuffer &&
+      seen.Bytes == state.BufferSize)
   {
-    state->BufferSize = num;
-    if (state->OwnsGPUBuffer())
-    {
-      state->GPUBuffer->Free();
-    }
-    this->Modified();
-  }
-}
-
-size_t
-CudaDataManager::GetBufferSize() const
-{
-  SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
-  return state->BufferSize;
-}
-
-void
-CudaDataManager::SetBufferFlag(int flags)
-{
-  SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
-  state->BufferFlag = flags;
-}
-
-void
-CudaDataManager::SetCPUBufferPointer(void * ptr)
-{
-  SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
-  state->WaitForUpload();
-  state->CPUBuffer = ptr;
-  this->Modified();
-}
-
-void
-CudaDataManager::AdoptCPUBuffer(void * buffer, size_t bytes)
-{
-  SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
-  state->WaitForUpload();
-  if (state->BufferSize != bytes && state->OwnsGPUBuffer())
-  {
-    state->GPUBuffer->Free();
-  }
-  state->BufferSize = bytes;
-  state->CPUBuffer = buffer;
-  state->CPUDirty = false;
-  this->MarkGPUBufferStaleLocked(*state);
-}
-
-void
-CudaDataManager::SetGPUBufferPointer(void * ptr)
-{
-  this->SetGPUBufferPointer(ptr, nullptr);
-}
-
-void
-CudaDataManager::SetGPUBufferPointer(void * ptr, std::shared_ptr<const void> owner)
-{
-  if (ptr == nullptr)
-  {
-    itkExceptionMacro("SetGPUBufferPointer expects a device pointer to " << this->GetBufferSize()
-                                                                           << " bytes, got a null pointer");
-  }
-  SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
-  if (state->BufferSize == 0)
-  {
-    itkExceptionMacro("SetGPUBufferPointer: set the buffer size (the image's regions) before adopting a device "
-                      "pointer");
-  }
-  // Where the backend can tell, the external allocation must hold the buffer.
-  size_t available = 0;
-  const cudaError_t rangeStatus = CudaMemoryBackend::GetDefault()->GetBytesFrom(ptr, &available);
-  if (rangeStatus == cudaSuccess && available < state->BufferSize)
-  {
-    itkExceptionMacro("SetGPUBufferPointer: the device allocation at " << ptr << " holds " << available
-                                                                       << " bytes from there, the buffer needs "
-                                                                       << state->BufferSize);
-  }
-  if (rangeStatus == cudaErrorInvalidValue)
-  {
-    itkExceptionMacro("SetGPUBufferPointer: " << ptr << " is not in a device allocation");
-  }
-  int pointerDevice = -1;
-  if (CudaMemoryBackend::GetDefault()->GetPointerDevice(ptr, &pointerDevice) == cudaSuccess &&
-      pointerDevice != state->ResolveDevice())
-  {
-    this->ReleaseStreamLocked(*state); // its stream belonged to the old device
-    state->Device = pointerDevice;
-  }
-  state->Buffer().SetPointer(ptr, std::move(owner));
-  state->Buffer().SetBufferSize(state->BufferSize);
-  state->Touch();
-  this->Modified();
-}
-
-void
-CudaDataManager::SetGPUBufferPointer(uint64_t address)
-{
-  this->SetGPUBufferPointer(reinterpret_cast<void *>(static_cast<uintptr_t>(address)));
-}
-
-size_t
-CudaDataManager::GetGPUBufferSize() const
-{
-  SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
-  return state->HasGPUBuffer() ? state->GPUBuffer->GetBufferSize() : 0;
-}
-
-void
-CudaDataManager::SetCPUDirtyFlag(bool isDirty)
-{
-  SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
-  state->CPUDirty = isDirty;
-  state->Touch();
-}
-
-void
-CudaDataManager::SetGPUDirtyFlag(bool isDirty)
-{
-  SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
-  state->WaitForUpload();
-  state->GPUDirty = isDirty;
-  state->Touch();
-}
-
-bool
-CudaDataManager::IsCPUBufferDirty() const
-{
-  return m_State->CPUDirty.load();
-}
-
-bool
-CudaDataManager::IsGPUBufferDirty() const
-{
-  return m_State->GPUDirty.load();
-}
-
-void
-CudaDataManager::UpdateCPUBufferLocked(SharedState & state)
-{
-  if (!state.CPUDirty)
-  {
+    // The owner re-pointed its buffer (ImportImageContainer::SetImportPointer):
+    // the new memory holds the data from now on.
+    state.WaitForUpload();
+    state.CPUBuffer = seen.Buffer;
+    state.Valid = HostValid;
     return;
   }
+  if (state.Valid == BothValid && seen.MTime > state.SynchronizationTime.GetMTime())
+  {
+    state.Valid = HostValid; // written on the CPU behind the flags, then Modified()
+  }
+}
+
+void
+CudaDataManager::DownloadLocked(SharedState & state)
+{
   if (!state.HasGPUBuffer())
   {
     itkExceptionMacro("the CPU copy is marked stale but there is no GPU copy to read it from: "
                       "the data of this buffer of "
                       << state.BufferSize << " bytes is lost (flags set by hand?)");
+  }
+  if (!state.DeviceCurrent())
+  {
+    itkExceptionMacro("both the CPU and the GPU copies are marked stale; no copy holds the data");
   }
   if (state.CPUBuffer == nullptr && state.BufferSize > 0)
   {
@@ -472,8 +625,50 @@ CudaDataManager::UpdateCPUBufferLocked(SharedState & state)
     ++state.Statistics.DeviceToHostCount;
     state.Statistics.DeviceToHostBytes += state.BufferSize;
   }
-  state.CPUDirty = false;
+  state.Valid = BothValid;
   state.Touch();
+}
+
+void
+CudaDataManager::AcquireCPULocked(SharedState & state, Access access, bool releaseStaleGPUBuffer)
+{
+  this->ObserveCPUBufferLocked(state);
+  if (access == Access::Overwrite)
+  {
+    if (state.CPUBuffer == nullptr && state.BufferSize > 0)
+    {
+      state.CPUBuffer = this->AllocateCPUBufferForDownload();
+    }
+  }
+  else if (!state.HostCurrent())
+  {
+    this->DownloadLocked(state);
+  }
+  if (access == Access::Read)
+  {
+    return;
+  }
+  state.WaitForUpload(); // the caller is about to write the CPU buffer
+  state.Valid = HostValid;
+  if (releaseStaleGPUBuffer)
+  {
+    this->ReleaseStaleGPUBufferLocked(state);
+  }
+  else if (state.OwnsGPUBuffer() && state.ReleaseDirtyGPUBuffer)
+  {
+    state.StaleBufferKept = true;
+  }
+}
+
+void
+CudaDataManager::ReleaseStaleGPUBufferLocked(SharedState & state)
+{
+  state.StaleBufferKept = false;
+  // A buffer a view holds stays: the next GPU use refreshes it in place.
+  if (state.ReleaseDirtyGPUBuffer && state.OwnsGPUBuffer() && !state.GPUBuffer->IsExported())
+  {
+    state.GPUBuffer->Free();
+  }
 }
 
 void
@@ -483,104 +678,270 @@ CudaDataManager::AllocateGPUBufferLocked(SharedState & state)
   {
     return;
   }
-  if (state.CPUDirty)
-  {
-    itkExceptionMacro("the GPU copy is the only current copy but its buffer is gone; the data is lost "
-                      "(flags set by hand?)");
-  }
   state.Buffer().Allocate(state.BufferSize, state.ResolveDevice());
   // A new device buffer holds garbage until the CPU copy is uploaded.
-  state.GPUDirty = true;
+  state.Valid = static_cast<uint8_t>(state.Valid & HostValid);
 }
 
 void
-CudaDataManager::UpdateGPUBufferLocked(SharedState & state)
+CudaDataManager::AcquireGPULocked(SharedState & state, Access access)
 {
   if (state.BufferSize == 0)
   {
     itkExceptionMacro("cannot make the GPU copy current: the buffer size is 0 (image not allocated?)");
   }
-  if (!CudaMemoryBackend::GetDefault()->IsDeviceAvailable() && !state.HasGPUBuffer())
+  if (!state.HasGPUBuffer() && !CudaMemoryBackend::GetDefault()->IsDeviceAvailable())
   {
     itkExceptionMacro("cannot make the GPU copy current: no CUDA device is available (" << CudaUnavailableReason()
                                                                                         << ")");
   }
-  this->AllocateGPUBufferLocked(state);
-  if (!state.CPUDirty && !state.GPUDirty && this->CPUBufferModifiedExternally(state))
+  this->ObserveCPUBufferLocked(state);
+  const bool replacesBuffer = !state.HasGPUBuffer() || state.GPUBuffer->GetBufferSize() != state.BufferSize;
+  if (access != Access::Overwrite && replacesBuffer && !state.HostCurrent())
   {
-    state.GPUDirty = true;
+    itkExceptionMacro("the GPU copy is the only current copy but its buffer is gone; the data is lost "
+                      "(flags set by hand?)");
   }
-  if (!state.GPUDirty)
+  this->AllocateGPUBufferLocked(state);
+  state.StaleBufferKept = false;
+  if (access == Access::Overwrite)
   {
+    state.Valid = DeviceValid;
     return;
   }
-  if (state.CPUDirty)
+  if (!state.DeviceCurrent())
   {
-    itkExceptionMacro("both the CPU and the GPU copies are marked stale; no copy holds the data");
+    if (!state.HostCurrent())
+    {
+      itkExceptionMacro("both the CPU and the GPU copies are marked stale; no copy holds the data");
+    }
+    if (state.CPUBuffer == nullptr)
+    {
+      itkExceptionMacro("the CPU copy of " << state.BufferSize
+                                           << " bytes must be copied to the GPU, but there is no CPU buffer");
+    }
+    // Queued on the buffer's stream: the host goes on while pinned data moves.
+    CUDA_CHECK(state.GPUBuffer->GetBackend()->CopyHostToDeviceAsync(state.GPUBuffer->GetPointer(), state.CPUBuffer,
+                                                                    state.BufferSize, state.GetStream()));
+    state.UploadPending = true;
+    ++state.Statistics.HostToDeviceCount;
+    state.Statistics.HostToDeviceBytes += state.BufferSize;
+    state.Valid = BothValid;
+    state.Touch();
   }
-  if (state.CPUBuffer == nullptr)
+  if (access == Access::Write)
   {
-    itkExceptionMacro("the CPU copy of " << state.BufferSize
-                                         << " bytes must be copied to the GPU, but there is no CPU buffer");
+    state.Valid = DeviceValid;
   }
-  // Queued on the buffer's stream: the host goes on while pinned data moves.
-  CUDA_CHECK(state.GPUBuffer->GetBackend()->CopyHostToDeviceAsync(state.GPUBuffer->GetPointer(), state.CPUBuffer,
-                                                                  state.BufferSize, state.GetStream()));
-  state.UploadPending = true;
-  ++state.Statistics.HostToDeviceCount;
-  state.Statistics.HostToDeviceBytes += state.BufferSize;
-  state.GPUDirty = false;
-  state.Touch();
+}
+
+// --- the public calls: each takes the lock once and runs one transition
+
+void
+CudaDataManager::SetBufferSize(size_t num)
+{
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  if (state->BufferSize != num)
+  {
+    state->BufferSize = num;
+    if (state->OwnsGPUBuffer())
+    {
+      state->GPUBuffer->Free(); // a view keeps the old memory alive
+    }
+    this->Modified();
+  }
+}
+
+size_t
+CudaDataManager::GetBufferSize() const
+{
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  return state->BufferSize;
 }
 
 void
-CudaDataManager::MarkGPUBufferStaleLocked(SharedState & state)
+CudaDataManager::SetBufferFlag(int flags)
 {
-  state.WaitForUpload(); // the caller is about to write the CPU buffer
-  state.GPUDirty = true;
-  if (m_ReleaseDirtyGPUBuffer && state.OwnsGPUBuffer())
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  state->BufferFlag = flags;
+}
+
+void
+CudaDataManager::SetCPUBufferPointer(void * ptr)
+{
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  state->WaitForUpload();
+  state->CPUBuffer = ptr;
+  this->Modified();
+}
+
+void
+CudaDataManager::AdoptCPUBuffer(void * buffer, size_t bytes)
+{
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  state->WaitForUpload();
+  if (state->BufferSize != bytes && state->OwnsGPUBuffer())
   {
-    state.GPUBuffer->Free();
+    state->GPUBuffer->Free();
   }
+  state->BufferSize = bytes;
+  state->CPUBuffer = buffer;
+  state->Valid = HostValid;
+  this->ReleaseStaleGPUBufferLocked(*state);
+}
+
+void
+CudaDataManager::SetGPUBufferPointer(void * ptr)
+{
+  this->SetGPUBufferPointer(ptr, nullptr);
+}
+
+void
+CudaDataManager::SetGPUBufferPointer(void * ptr, std::shared_ptr<const void> owner)
+{
+  if (ptr == nullptr)
+  {
+    itkExceptionMacro("SetGPUBufferPointer expects a device pointer to " << this->GetBufferSize()
+                                                                           << " bytes, got a null pointer");
+  }
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  if (state->BufferSize == 0)
+  {
+    itkExceptionMacro("SetGPUBufferPointer: set the buffer size (the image's regions) before adopting a device "
+                      "pointer");
+  }
+  // Where the backend can tell, the external allocation must hold the buffer.
+  size_t            available = 0;
+  const cudaError_t rangeStatus = CudaMemoryBackend::GetDefault()->GetBytesFrom(ptr, &available);
+  if (rangeStatus == cudaSuccess && available < state->BufferSize)
+  {
+    itkExceptionMacro("SetGPUBufferPointer: the device allocation at " << ptr << " holds " << available
+                                                                       << " bytes from there, the buffer needs "
+                                                                       << state->BufferSize);
+  }
+  if (rangeStatus == cudaErrorInvalidValue)
+  {
+    itkExceptionMacro("SetGPUBufferPointer: " << ptr << " is not in a device allocation");
+  }
+  int pointerDevice = -1;
+  if (CudaMemoryBackend::GetDefault()->GetPointerDevice(ptr, &pointerDevice) == cudaSuccess &&
+      pointerDevice != state->ResolveDevice())
+  {
+    this->ReleaseStreamLocked(*state); // its stream belonged to the old device
+    state->Device = pointerDevice;
+  }
+  state->Buffer().SetPointer(ptr, std::move(owner));
+  state->Buffer().SetBufferSize(state->BufferSize);
+  state->StaleBufferKept = false;
+  state->Touch();
+  this->Modified();
+}
+
+void
+CudaDataManager::SetGPUBufferPointer(uint64_t address)
+{
+  this->SetGPUBufferPointer(reinterpret_cast<void *>(static_cast<uintptr_t>(address)));
+}
+
+size_t
+CudaDataManager::GetGPUBufferSize() const
+{
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  return state->HasGPUBuffer() ? state->GPUBuffer->GetBufferSize() : 0;
+}
+
+void
+CudaDataManager::SetCPUDirtyFlag(bool isDirty)
+{
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  state->Valid = static_cast<uint8_t>(isDirty ? (state->Valid & DeviceValid) : (state->Valid | HostValid));
+  state->Touch();
+}
+
+void
+CudaDataManager::SetGPUDirtyFlag(bool isDirty)
+{
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  state->WaitForUpload();
+  state->Valid = static_cast<uint8_t>(isDirty ? (state->Valid & HostValid) : (state->Valid | DeviceValid));
+  state->Touch();
+}
+
+bool
+CudaDataManager::IsCPUBufferDirty() const
+{
+  return !m_State->HostCurrent();
+}
+
+bool
+CudaDataManager::IsGPUBufferDirty() const
+{
+  return !m_State->DeviceCurrent();
 }
 
 void
 CudaDataManager::UpdateCPUBuffer()
 {
   SharedState * state = m_State.get();
-  if (!state->CPUDirty)
+  if (state->HostCurrent())
   {
     return;
   }
   LockType lock(state->Mutex);
-  this->UpdateCPUBufferLocked(*state);
+  this->AcquireCPULocked(*state, Access::Read, false);
+}
+
+void
+CudaDataManager::UpdateCPUBufferForConstAccess()
+{
+  SharedState * state = m_State.get();
+  if (state->ConstCPUAccessReadOnly)
+  {
+    this->UpdateCPUBuffer();
+    return;
+  }
+  if (state->Valid == HostValid)
+  {
+    return; // already in the requested state: the fast path of ITK's iterators
+  }
+  LockType lock(state->Mutex);
+  this->AcquireCPULocked(*state, Access::Write, false);
 }
 
 void
 CudaDataManager::UpdateGPUBuffer()
 {
   SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
-  this->UpdateGPUBufferLocked(*state);
+  LockType      lock(state->Mutex);
+  this->AcquireGPULocked(*state, Access::Read);
 }
 
 bool
 CudaDataManager::Update()
 {
   SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
-  if (state->CPUDirty && state->GPUDirty)
+  LockType      lock(state->Mutex);
+  if (state->Valid == NoneValid)
   {
     itkExceptionMacro("both the CPU and the GPU copies are marked stale; no copy holds the data");
   }
-  this->UpdateCPUBufferLocked(*state);
+  this->AcquireCPULocked(*state, Access::Read, false);
   if (!CudaMemoryBackend::GetDefault()->IsDeviceAvailable() && !state->HasGPUBuffer())
   {
     return false;
   }
   if (state->BufferSize > 0)
   {
-    this->UpdateGPUBufferLocked(*state);
+    this->AcquireGPULocked(*state, Access::Read);
   }
   return true;
 }
@@ -589,31 +950,28 @@ void
 CudaDataManager::SetCPUBufferDirty()
 {
   SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
-  this->UpdateGPUBufferLocked(*state);
-  state->CPUDirty = true;
+  LockType      lock(state->Mutex);
+  this->AcquireGPULocked(*state, Access::Write);
 }
 
 void
 CudaDataManager::SetGPUBufferDirty()
 {
   SharedState * state = m_State.get();
-  if (state->GPUDirty && !state->CPUDirty)
+  if (state->Valid == HostValid && !state->StaleBufferKept)
   {
     return; // already in the requested state: the fast path of CPU writes
   }
   LockType lock(state->Mutex);
-  this->UpdateCPUBufferLocked(*state);
-  this->MarkGPUBufferStaleLocked(*state);
+  this->AcquireCPULocked(*state, Access::Write, true);
 }
 
 void *
 CudaDataManager::GetGPUBufferPointer()
 {
   SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
-  this->UpdateGPUBufferLocked(*state);
-  state->CPUDirty = true;
+  LockType      lock(state->Mutex);
+  this->AcquireGPULocked(*state, Access::Write);
   return state->GPUBuffer->GetPointer();
 }
 
@@ -621,8 +979,8 @@ const void *
 CudaDataManager::GetConstGPUBufferPointer()
 {
   SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
-  this->UpdateGPUBufferLocked(*state);
+  LockType      lock(state->Mutex);
+  this->AcquireGPULocked(*state, Access::Read);
   return state->GPUBuffer->GetPointer();
 }
 
@@ -630,18 +988,8 @@ void *
 CudaDataManager::GetGPUBufferPointerForOverwrite()
 {
   SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
-  if (state->BufferSize == 0)
-  {
-    itkExceptionMacro("cannot provide a GPU buffer: the buffer size is 0 (image not allocated?)");
-  }
-  if (!state->HasGPUBuffer() && !CudaMemoryBackend::GetDefault()->IsDeviceAvailable())
-  {
-    itkExceptionMacro("cannot provide a GPU buffer: no CUDA device is available (" << CudaUnavailableReason() << ")");
-  }
-  this->AllocateGPUBufferLocked(*state);
-  state->GPUDirty = false;
-  state->CPUDirty = true;
+  LockType      lock(state->Mutex);
+  this->AcquireGPULocked(*state, Access::Overwrite);
   return state->GPUBuffer->GetPointer();
 }
 
@@ -649,35 +997,66 @@ void *
 CudaDataManager::GetGPUBufferPointerPtr()
 {
   SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
-  this->UpdateGPUBufferLocked(*state);
-  state->CPUDirty = true;
+  LockType      lock(state->Mutex);
+  this->AcquireGPULocked(*state, Access::Write);
   return state->GPUBuffer->GetPointerPtr();
 }
 
 void *
 CudaDataManager::GetCPUBufferPointer()
 {
-  this->SetGPUBufferDirty();
   SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
+  LockType      lock(state->Mutex);
+  this->AcquireCPULocked(*state, Access::Write, true);
   return state->CPUBuffer;
 }
 
 const void *
 CudaDataManager::GetConstCPUBufferPointer()
 {
-  this->UpdateCPUBuffer();
   SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
+  LockType      lock(state->Mutex);
+  this->AcquireCPULocked(*state, Access::Read, false);
   return state->CPUBuffer;
+}
+
+void *
+CudaDataManager::GetCPUBufferPointerForOverwrite()
+{
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  this->AcquireCPULocked(*state, Access::Overwrite, true);
+  return state->CPUBuffer;
+}
+
+CudaGPUBufferExport
+CudaDataManager::ExportGPUBuffer(bool writable)
+{
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  this->AcquireGPULocked(*state, writable ? Access::Write : Access::Read);
+  CudaGPUBufferExport view;
+  view.Pointer = state->GPUBuffer->GetPointer();
+  view.Bytes = state->BufferSize;
+  view.Device = state->ResolveDevice();
+  view.Stream = state->GetStream();
+  view.Hold = state->GPUBuffer->Export();
+  return view;
+}
+
+bool
+CudaDataManager::IsGPUBufferExported() const
+{
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  return state->GPUBufferExported();
 }
 
 void
 CudaDataManager::Allocate()
 {
   SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
+  LockType      lock(state->Mutex);
   if (state->BufferSize == 0)
   {
     itkExceptionMacro("cannot allocate the GPU buffer: the buffer size is 0");
@@ -689,20 +1068,21 @@ void
 CudaDataManager::Free()
 {
   SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
+  LockType      lock(state->Mutex);
   if (!state->HasGPUBuffer())
   {
     return;
   }
-  this->UpdateCPUBufferLocked(*state);
-  state->GPUBuffer->Free();
-  state->GPUDirty = true;
+  this->AcquireCPULocked(*state, Access::Read, false);
+  state->GPUBuffer->Free(); // a view keeps the memory alive
+  state->Valid = static_cast<uint8_t>(state->Valid & HostValid);
+  state->StaleBufferKept = false;
 }
 
 void
 CudaDataManager::Initialize()
 {
-  m_State = std::make_shared<SharedState>();
+  m_State = std::make_shared<SharedState>(ProcessReleaseDirtyGPUBufferDefault(), ProcessConstCPUAccessReadOnlyDefault());
   this->Modified();
 }
 
@@ -749,13 +1129,23 @@ CudaDataManager::SetDevice(int device)
   {
     return;
   }
-  if (state->HasGPUBuffer() && !state->GPUDirty)
+  if (state->GPUBufferExported())
+  {
+    itkExceptionMacro("cannot move the image from CUDA device "
+                      << state->ResolveDevice() << " to " << device
+                      << ": a view holds its device buffer (exported through __cuda_array_interface__, DLPack, "
+                         "ExportGPUBuffer() or borrowed by another image) and would no longer see the image; "
+                         "release the views first, or use device "
+                      << state->ResolveDevice());
+  }
+  if (state->HasGPUBuffer() && state->DeviceCurrent())
   {
     this->MoveGPUBufferLocked(*state, device);
   }
   else if (state->HasGPUBuffer())
   {
     state->GPUBuffer->Free(); // stale: nothing to keep
+    state->StaleBufferKept = false;
   }
   this->ReleaseStreamLocked(*state);
   state->Device = device;
@@ -801,11 +1191,41 @@ CudaDataManager::SharesBuffersWith(const CudaDataManager * other) const
   return other != nullptr && m_State == other->m_State;
 }
 
+void
+CudaDataManager::SetReleaseDirtyGPUBuffer(bool release)
+{
+  if (m_State->ReleaseDirtyGPUBuffer.exchange(release) != release)
+  {
+    this->Modified();
+  }
+}
+
+bool
+CudaDataManager::GetReleaseDirtyGPUBuffer() const
+{
+  return m_State->ReleaseDirtyGPUBuffer;
+}
+
+void
+CudaDataManager::SetConstCPUAccessReadOnly(bool readOnly)
+{
+  if (m_State->ConstCPUAccessReadOnly.exchange(readOnly) != readOnly)
+  {
+    this->Modified();
+  }
+}
+
+bool
+CudaDataManager::GetConstCPUAccessReadOnly() const
+{
+  return m_State->ConstCPUAccessReadOnly;
+}
+
 CudaTransferStatistics
 CudaDataManager::GetTransferStatistics() const
 {
   SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
+  LockType      lock(state->Mutex);
   return state->Statistics;
 }
 
@@ -813,7 +1233,7 @@ void
 CudaDataManager::ResetTransferStatistics()
 {
   SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
+  LockType      lock(state->Mutex);
   state->Statistics = CudaTransferStatistics{};
 }
 
@@ -822,22 +1242,25 @@ CudaDataManager::PrintSelf(std::ostream & os, Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
   SharedState * state = m_State.get();
-  LockType lock(state->Mutex);
+  LockType      lock(state->Mutex);
   os << indent << "BufferSize: " << state->BufferSize << std::endl;
   os << indent << "BufferFlag: " << state->BufferFlag << std::endl;
   os << indent << "CPUBuffer: " << state->CPUBuffer << std::endl;
   if (state->GPUBuffer)
   {
     os << indent << "GPUBuffer: " << state->GPUBuffer->GetPointer() << " (" << state->GPUBuffer->GetBufferSize()
-       << " bytes, " << (state->GPUBuffer->IsOwner() ? "owned" : "borrowed") << ")" << std::endl;
+       << " bytes, " << (state->GPUBuffer->IsOwner() ? "owned" : "borrowed")
+       << (state->GPUBuffer->IsExported() ? ", held by views" : "") << ")" << std::endl;
   }
   else
   {
     os << indent << "GPUBuffer: none" << std::endl;
   }
-  os << indent << "IsCPUBufferDirty: " << state->CPUDirty << std::endl;
-  os << indent << "IsGPUBufferDirty: " << state->GPUDirty << std::endl;
-  os << indent << "ReleaseDirtyGPUBuffer: " << m_ReleaseDirtyGPUBuffer << std::endl;
+  os << indent << "Coherence: " << ValidityName(state->Valid) << std::endl;
+  os << indent << "IsCPUBufferDirty: " << !state->HostCurrent() << std::endl;
+  os << indent << "IsGPUBufferDirty: " << !state->DeviceCurrent() << std::endl;
+  os << indent << "ReleaseDirtyGPUBuffer: " << state->ReleaseDirtyGPUBuffer << std::endl;
+  os << indent << "ConstCPUAccessReadOnly: " << state->ConstCPUAccessReadOnly << std::endl;
   os << indent << "Shared with other managers: " << (m_State.use_count() > 1 ? "yes" : "no") << std::endl;
   os << indent << "Transfers host->device: " << state->Statistics.HostToDeviceCount << " ("
      << state->Statistics.HostToDeviceBytes << " bytes), device->host: " << state->Statistics.DeviceToHostCount << " ("

@@ -118,8 +118,9 @@ TEST_P(CudaImageTest, ConstAccessReadsGPUResultsWithOneDownload)
     sum += it.Get();
   }
   EXPECT_EQ(sum, 2.5f * 8 * 6 * 4);
-  // Const reads do not invalidate the GPU copy, so GPU views stay valid.
-  EXPECT_FALSE(image->GetCudaDataManager()->IsGPUBufferDirty());
+  // An iterator may write through the const buffer pointer: the GPU copy is
+  // stale, but its buffer is kept, so GPU views stay valid.
+  EXPECT_TRUE(image->GetCudaDataManager()->IsGPUBufferDirty());
   EXPECT_NE(image->GetCudaDataManager()->GetGPUBufferSize(), 0u);
   EXPECT_TRUE(TransfersAre(image->GetCudaDataManager(), 1, 1));
 }
