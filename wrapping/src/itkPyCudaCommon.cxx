@@ -17,6 +17,8 @@
  *=========================================================================*/
 #include "itkPyCudaCommon.h"
 
+#include <algorithm>
+
 #include "itkCudaImage.h"
 #include "itkCudaMemoryProbe.h"
 #include "itkCudaSquareImageFilter.h"
@@ -690,7 +692,6 @@ CudaImageHandle::ImportDeviceBuffer(unsigned long long pointer, PyObject * owner
     manager->SetGPUBufferPointer(reinterpret_cast<void *>(static_cast<uintptr_t>(pointer)), KeepAlive(owner));
     manager->SetCPUDirtyFlag(true);
     manager->SetGPUDirtyFlag(false);
-    manager->SetReleaseDirtyGPUBuffer(false);
   });
 }
 
@@ -702,10 +703,29 @@ CudaImageHandle::GetStream()
   return stream == 0 ? 1 : stream; // no stream of its own: the legacy default stream
 }
 
-void
-CudaImageHandle::PinDeviceBuffer()
+unsigned long long
+CudaImageHandle::ExportGPUBuffer(bool writable)
 {
-  Visit([&](auto * image) { image->GetDataManager()->SetReleaseDirtyGPUBuffer(false); });
+  CudaGPUBufferExport view;
+  Visit([&](auto * image) { view = image->GetCudaDataManager()->ExportGPUBuffer(writable); });
+  // A hold's address is its allocation's: one hold per buffer, however often it is exported.
+  if (std::none_of(m_Views.begin(), m_Views.end(), [&](const auto & held) { return held.get() == view.Hold.get(); }))
+  {
+    m_Views.push_back(std::move(view.Hold));
+  }
+  return reinterpret_cast<uintptr_t>(view.Pointer);
+}
+
+PyObject *
+CudaImageHandle::MakeDLPackCapsule(const std::vector<long long> & shape,
+                                   const std::string &            typestr,
+                                   bool                           versioned,
+                                   PyObject *                     owner)
+{
+  CudaGPUBufferExport view;
+  Visit([&](auto * image) { view = image->GetCudaDataManager()->ExportGPUBuffer(true); });
+  return itk::python::MakeDLPackCapsule(
+    reinterpret_cast<uintptr_t>(view.Pointer), view.Device, shape, typestr, versioned, false, owner, view.Hold);
 }
 
 CudaDataManagerHandle
@@ -816,6 +836,21 @@ void
 CudaDataManagerHandle::SetReleaseDirtyGPUBuffer(bool release)
 {
   ITK_PY_MANAGER->SetReleaseDirtyGPUBuffer(release);
+}
+bool
+CudaDataManagerHandle::GetConstCPUAccessReadOnly() const
+{
+  return ITK_PY_MANAGER->GetConstCPUAccessReadOnly();
+}
+void
+CudaDataManagerHandle::SetConstCPUAccessReadOnly(bool readOnly)
+{
+  ITK_PY_MANAGER->SetConstCPUAccessReadOnly(readOnly);
+}
+bool
+CudaDataManagerHandle::IsGPUBufferExported() const
+{
+  return ITK_PY_MANAGER->IsGPUBufferExported();
 }
 TransferStatistics
 CudaDataManagerHandle::GetTransferStatistics() const

@@ -184,9 +184,20 @@ public:
   unsigned long long
   GetStream();
 
-  /** Never release the device buffer when it becomes stale (external views exist). */
-  void
-  PinDeviceBuffer();
+  /** The device pointer for a view (the CUDA Array Interface): GPU copy made
+   * current (the CPU copy then stale when writable), and the device buffer
+   * held, never freed, released or moved, for as long as this handle lives,
+   * since the view's consumer keeps the Python image, not a hold of its own. */
+  unsigned long long
+  ExportGPUBuffer(bool writable);
+
+  /** A DLPack capsule of the device buffer (see MakeDLPackCapsule()) that
+   * holds the buffer until the consumer releases the tensor. */
+  PyObject *
+  MakeDLPackCapsule(const std::vector<long long> & shape,
+                    const std::string &            typestr,
+                    bool                           versioned,
+                    PyObject *                     owner);
 
   CudaDataManagerHandle
   GetCudaDataManager() const;
@@ -211,6 +222,8 @@ private:
   std::string         m_PixelCode;
   unsigned int        m_Dimension;
   DataObject::Pointer m_Image;
+  // Holds on the device buffers handed out by ExportGPUBuffer(), one per allocation.
+  std::vector<std::shared_ptr<const void>> m_Views;
 };
 
 /** The CudaDataManager of an image. */
@@ -252,6 +265,12 @@ public:
   GetReleaseDirtyGPUBuffer() const;
   void
   SetReleaseDirtyGPUBuffer(bool release);
+  bool
+  GetConstCPUAccessReadOnly() const;
+  void
+  SetConstCPUAccessReadOnly(bool readOnly);
+  bool
+  IsGPUBufferExported() const;
   TransferStatistics
   GetTransferStatistics() const;
   void
@@ -340,6 +359,18 @@ MakeDLPackCapsule(unsigned long long pointer,
                   bool                           versioned,
                   bool                           readOnly,
                   PyObject *                     owner);
+#ifndef SWIG
+/** Same, also keeping `hold` (see CudaGPUBufferExport) until the deleter runs. */
+PyObject *
+MakeDLPackCapsule(unsigned long long             pointer,
+                  int                            device,
+                  const std::vector<long long> & shape,
+                  const std::string &            typestr,
+                  bool                           versioned,
+                  bool                           readOnly,
+                  PyObject *                     owner,
+                  std::shared_ptr<const void>    hold);
+#endif
 
 /** Consume a DLPack capsule: returns (pointer, device_type, device_id,
  * shape, strides or None, typestr, read_only, owner); `owner` releases the

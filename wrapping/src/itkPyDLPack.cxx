@@ -87,9 +87,10 @@ const char * const versionedName = "dltensor_versioned";
 /** What our exported tensors point back to: the shape arrays and the owner. */
 struct ExportContext
 {
-  std::vector<int64_t> Shape;
-  std::vector<int64_t> Strides;
-  PyObject *           Owner;
+  std::vector<int64_t>        Shape;
+  std::vector<int64_t>        Strides;
+  PyObject *                  Owner;
+  std::shared_ptr<const void> Hold; // keeps the device buffer in place (CudaGPUBufferExport)
 };
 
 void
@@ -247,9 +248,23 @@ MakeDLPackCapsule(unsigned long long             pointer,
                   bool                           readOnly,
                   PyObject *                     owner)
 {
+  return MakeDLPackCapsule(pointer, device, shape, typestr, versioned, readOnly, owner, nullptr);
+}
+
+PyObject *
+MakeDLPackCapsule(unsigned long long             pointer,
+                  int                            device,
+                  const std::vector<long long> & shape,
+                  const std::string &            typestr,
+                  bool                           versioned,
+                  bool                           readOnly,
+                  PyObject *                     owner,
+                  std::shared_ptr<const void>    hold)
+{
   auto * context = new ExportContext{ std::vector<int64_t>(shape.begin(), shape.end()),
                                       std::vector<int64_t>(shape.size(), 1),
-                                      owner };
+                                      owner,
+                                      std::move(hold) };
   for (size_t d = shape.size(); d-- > 1;)
   {
     context->Strides[d - 1] = context->Strides[d] * context->Shape[d];

@@ -47,13 +47,17 @@ def test_consumers_on_another_current_device(two_gpus, torch, cupy):
     assert icc.core.CurrentDevice() == 1
 
 
-def test_an_image_moves_device_to_device(two_gpus, cupy):
+def test_an_image_moves_device_to_device(two_gpus, cupy, collect):
     image = make_image(0.0)
     image.SetDevice(0)
     with cupy.cuda.Device(0):
-        view = cupy.asarray(image)
+        view = cupy.from_dlpack(image)
         view[...] = cupy.arange(view.size, dtype=cupy.float32).reshape(view.shape)
         cupy.cuda.runtime.deviceSynchronize()
+    with pytest.raises(RuntimeError, match="a view holds its device buffer"):
+        image.SetDevice(1)  # the view would be left behind
+    del view
+    collect()
     image.GetCudaDataManager().ResetTransferStatistics()
     image.SetDevice(1)
     stats = image.GetTransferStatistics()

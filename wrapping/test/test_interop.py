@@ -169,6 +169,60 @@ def test_cupy_view_of_an_image_is_zero_copy(cupy):
     assert float(view[0, 0, 0]) == -3.0
 
 
+def test_a_view_outlives_a_non_const_access_through_a_graft(cupy):
+    # In place, the filter grafts the image onto its output: both share one
+    # device buffer, which a CPU write through the output would release.
+    image = icc.CudaImage["F", 3].New()
+    image.SetRegions((16, 8, 4))
+    image.Allocate()
+    image.FillBuffer(2.0)
+    view = cupy.asarray(image)
+    square = icc.CudaSquareImageFilter["F", 3].New()
+    square.SetInput(image)
+    square.InPlaceOn()
+    square.Update()
+    output = square.GetOutput()
+    manager = output.GetCudaDataManager()
+    assert manager.GetConstGPUBufferPointer() == view.data.ptr
+    assert manager.IsGPUBufferExported()
+    manager.GetCPUBufferPointer()  # non-const CPU access: the release policy would free the buffer
+    assert manager.GetGPUBufferSize() == 16 * 8 * 4 * 4
+    assert float(view.sum()) == 4.0 * 16 * 8 * 4  # valid, and current
+    output.SetPixel((15, 7, 3), 9.0)
+    assert manager.GetConstGPUBufferPointer() == view.data.ptr  # refreshed in place
+    cupy.cuda.runtime.deviceSynchronize()
+    assert float(view[3, 7, 15]) == 9.0
+
+
+def test_dlpack_views_hold_the_buffer_until_the_consumer_lets_go(torch, collect):
+    image = icc.CudaImage["F", 3].New()
+    image.SetRegions((16, 8, 4))
+    image.Allocate()
+    image.FillBuffer(1.0)
+    manager = image.GetCudaDataManager()
+    tensor = torch.from_dlpack(image)
+    assert manager.IsGPUBufferExported()
+    image.SetPixel((0, 0, 0), 5.0)  # a CPU write keeps the held buffer
+    assert manager.GetGPUBufferSize() > 0
+    assert manager.GetConstGPUBufferPointer() == tensor.data_ptr()
+    torch.cuda.synchronize()
+    assert float(tensor[0, 0, 0]) == 5.0
+    del tensor
+    collect()
+    assert not manager.IsGPUBufferExported()
+    image.SetPixel((0, 0, 0), 6.0)  # now the release policy applies
+    assert manager.GetGPUBufferSize() == 0
+
+
+def test_const_cpu_access_read_only_is_an_opt_in():
+    image = icc.CudaImage["F", 2].New()
+    manager = image.GetCudaDataManager()
+    assert manager.GetConstCPUAccessReadOnly() is False
+    manager.SetConstCPUAccessReadOnly(True)
+    assert manager.GetConstCPUAccessReadOnly() is True
+    assert manager.IsGPUBufferExported() is False
+
+
 def test_image_from_cupy_is_zero_copy_and_keeps_the_array_alive(cupy, collect):
     array = cupy.arange(4 * 5 * 6, dtype=cupy.float32).reshape(4, 5, 6)
     expected = cupy.asnumpy(array)

@@ -129,6 +129,20 @@ class CudaDataManager:
     def SetReleaseDirtyGPUBuffer(self, release):
         self._handle.SetReleaseDirtyGPUBuffer(bool(release))
 
+    def GetConstCPUAccessReadOnly(self):
+        return self._handle.GetConstCPUAccessReadOnly()
+
+    def SetConstCPUAccessReadOnly(self, read_only):
+        """Trust const CPU access to be read-only (see the C++ documentation:
+        cheaper GPU -> CPU read -> GPU, but writes through ITK iterators then
+        need Modified()). Shared by grafted images."""
+        self._handle.SetConstCPUAccessReadOnly(bool(read_only))
+
+    def IsGPUBufferExported(self):
+        """True while a view (CUDA Array Interface, DLPack, a borrowing image)
+        holds the device buffer: it is then never freed, released or moved."""
+        return self._handle.IsGPUBufferExported()
+
     def GetTransferStatistics(self):
         """Copies made so far: a dict of counts and bytes, host to device,
         device to host and device to device (peer, when the image moved)."""
@@ -296,13 +310,14 @@ class CudaImage(metaclass=_CudaImageTemplate):
         """Version 3. Makes the GPU copy current; the CPU copy is then stale, since
         the consumer may write. 'stream' is the image's stream, on which its
         copies and kernels are queued: consumers on other streams wait for it.
-        The device buffer is never released while the image lives, so views
-        stay valid."""
+        The consumer keeps this image alive, and this image holds the device
+        buffer for as long as it lives: it is never freed, released or moved
+        to another device (SetDevice() raises), whatever any image grafted to
+        this one does, so views stay valid and see the image's data."""
         pointer = 0
         stream = 1
         if not self._is_empty():
-            pointer = self._handle.GetGPUBufferPointer(True)
-            self._handle.PinDeviceBuffer()
+            pointer = self._handle.ExportGPUBuffer(True)
             stream = self._handle.GetStream()
         return {
             "shape": self.shape,
@@ -334,7 +349,8 @@ class CudaImage(metaclass=_CudaImageTemplate):
         return self._handle.GetDevice()
 
     def SetDevice(self, device):
-        """Move the image to another device (a current GPU copy is copied device to device)."""
+        """Move the image to another device (a current GPU copy is copied device to
+        device). Raises RuntimeError while a view holds the device buffer."""
         self._handle.SetDevice(int(device))
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
@@ -346,19 +362,19 @@ class CudaImage(metaclass=_CudaImageTemplate):
             raise BufferError("copy=True: CudaImage exports its device buffer without copying")
         if self._is_empty():
             raise BufferError("the image has no pixels (allocate it or set its regions first)")
-        pointer = self._handle.GetGPUBufferPointer(True)
-        self._handle.PinDeviceBuffer()
         device = self.__dlpack_device__()
         if dl_device is not None and tuple(dl_device) != device:
             raise BufferError(f"dl_device {tuple(dl_device)} requested; the image is on {device}")
         if stream is None:
             stream = 1
-        if stream != -1:
-            if not isinstance(stream, int) or stream == 0:
-                raise ValueError(f"stream: expected None, -1, 1, 2 or a CUDA stream handle, got {stream!r}")
-            core.StreamWaitFor(stream, self._handle.GetStream())
+        if stream != -1 and (not isinstance(stream, int) or stream == 0):
+            raise ValueError(f"stream: expected None, -1, 1, 2 or a CUDA stream handle, got {stream!r}")
         versioned = max_version is not None and tuple(max_version)[0] >= 1
-        return core.MakeDLPackCapsule(pointer, device[1], list(self.shape), TYPESTR[self._code], versioned, False, self)
+        # The capsule holds the device buffer until the consumer releases the tensor.
+        capsule = self._handle.MakeDLPackCapsule(list(self.shape), TYPESTR[self._code], versioned, self)
+        if stream != -1:
+            core.StreamWaitFor(stream, self._handle.GetStream())
+        return capsule
 
     def __repr__(self):
         region = self.GetBufferedRegion()
