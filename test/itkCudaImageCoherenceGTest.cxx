@@ -45,6 +45,7 @@ namespace
 using ImageType = itk::CudaImage<float, 3>;
 using CPUImageType = itk::Image<float, 3>;
 using itk::CudaTest::ExceptionMessage;
+using itk::CudaTest::DeviceCopy;
 using itk::CudaTest::TransfersAre;
 
 constexpr float StaleCPUValue = 1.0f;
@@ -55,15 +56,6 @@ const ImageType::SizeType   ImageSize = { { 12, 10, 6 } };
 const ImageType::RegionType WriteRegion({ { 2, 3, 1 } }, { { 4, 3, 2 } });
 const ImageType::IndexType  WriteIndex = { { 5, 4, 3 } };
 
-std::vector<float>
-DeviceCopy(const ImageType * image)
-{
-  const auto         manager = image->GetCudaDataManager();
-  std::vector<float> values(manager->GetBufferSize() / sizeof(float));
-  const void *       device = manager->GetConstGPUBufferPointer();
-  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->CopyDeviceToHost(values.data(), device, manager->GetBufferSize()));
-  return values;
-}
 
 std::vector<float>
 ReadDeviceMemory(const void * device, size_t count)

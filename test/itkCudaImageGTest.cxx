@@ -32,6 +32,7 @@
 namespace
 {
 using ImageType = itk::CudaImage<float, 3>;
+using itk::CudaTest::DeviceCopy;
 using itk::CudaTest::TransfersAre;
 
 static_assert(std::is_base_of<itk::Image<float, 3>, ImageType>::value, "a CudaImage is an Image");
@@ -56,17 +57,6 @@ MakeImage(unsigned int nx = 8, unsigned int ny = 6, unsigned int nz = 4)
   return image;
 }
 
-// The GPU copy is read back and compared with the CPU buffer, without going
-// through the image (which would synchronise).
-std::vector<float>
-DeviceCopy(const ImageType * image)
-{
-  const auto         manager = image->GetCudaDataManager();
-  std::vector<float> values(manager->GetBufferSize() / sizeof(float));
-  const void *       device = manager->GetConstGPUBufferPointer();
-  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->CopyDeviceToHost(values.data(), device, manager->GetBufferSize()));
-  return values;
-}
 
 void
 WriteDeviceCopy(ImageType * image, float value)

@@ -195,6 +195,26 @@ TransfersAre(const CudaDataManager * manager, uint64_t hostToDevice, uint64_t de
                                        << s.DeviceToHostCount;
 }
 
+/** The GPU copy of `image` (made current for reading), copied back to the
+ * host through the active backend: what a kernel would see, read without
+ * going through the image, which would synchronise. */
+template <typename TImage>
+std::vector<typename TImage::PixelType>
+DeviceCopy(const TImage * image)
+{
+  const auto                              manager = image->GetCudaDataManager();
+  std::vector<typename TImage::PixelType> values(manager->GetBufferSize() / sizeof(typename TImage::PixelType));
+  const void *                            device = manager->GetConstGPUBufferPointer();
+  CUDA_CHECK(CudaMemoryBackend::GetDefault()->CopyDeviceToHost(values.data(), device, manager->GetBufferSize()));
+  return values;
+}
+template <typename TImage>
+std::vector<typename TImage::PixelType>
+DeviceCopy(const SmartPointer<TImage> & image)
+{
+  return DeviceCopy(image.GetPointer());
+}
+
 /** The message of the itk::ExceptionObject thrown by `f`, or "" if none was thrown. */
 template <typename F>
 std::string

@@ -191,8 +191,8 @@ public:
   unsigned long long
   ExportGPUBuffer(bool writable);
 
-  /** A DLPack capsule of the device buffer (see MakeDLPackCapsule()) that
-   * holds the buffer until the consumer releases the tensor. */
+  /** A DLPack capsule of the device buffer (GPU copy made current, CPU copy
+   * then stale) that holds the buffer until the consumer releases the tensor. */
   PyObject *
   MakeDLPackCapsule(const std::vector<long long> & shape,
                     const std::string &            typestr,
@@ -348,19 +348,11 @@ private:
   std::unique_ptr<Impl> m_Impl;
 };
 
-/** DLPack: a capsule for a device buffer (versioned "dltensor_versioned" when
- * `versioned`, else "dltensor"). `owner` is kept alive until the consumer
- * calls the deleter. Shape and strides are in elements (C order). */
-PyObject *
-MakeDLPackCapsule(unsigned long long pointer,
-                  int                device,
-                  const std::vector<long long> & shape,
-                  const std::string &            typestr,
-                  bool                           versioned,
-                  bool                           readOnly,
-                  PyObject *                     owner);
 #ifndef SWIG
-/** Same, also keeping `hold` (see CudaGPUBufferExport) until the deleter runs. */
+/** DLPack: a capsule for a device buffer (versioned "dltensor_versioned" when
+ * `versioned`, else "dltensor"). `owner` and `hold` (see CudaGPUBufferExport)
+ * are kept until the consumer calls the deleter. Shape and strides are in
+ * elements (C order). */
 PyObject *
 MakeDLPackCapsule(unsigned long long             pointer,
                   int                            device,

@@ -246,18 +246,6 @@ MakeDLPackCapsule(unsigned long long             pointer,
                   const std::string &            typestr,
                   bool                           versioned,
                   bool                           readOnly,
-                  PyObject *                     owner)
-{
-  return MakeDLPackCapsule(pointer, device, shape, typestr, versioned, readOnly, owner, nullptr);
-}
-
-PyObject *
-MakeDLPackCapsule(unsigned long long             pointer,
-                  int                            device,
-                  const std::vector<long long> & shape,
-                  const std::string &            typestr,
-                  bool                           versioned,
-                  bool                           readOnly,
                   PyObject *                     owner,
                   std::shared_ptr<const void>    hold)
 {
