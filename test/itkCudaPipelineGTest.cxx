@@ -139,4 +139,39 @@ TEST(CudaPipeline, CPUFilterInPlaceOnADeviceResultIsSeenByTheNextCudaFilter)
     ASSERT_EQ(square2->GetOutput()->GetBufferPointer()[i], e) << i;
   }
 }
+// Re-running a pipeline must not accumulate device memory: every output's old
+// buffer is freed (views hold none here), and nothing is left at the end.
+TEST(CudaPipeline, RerunningAChainKeepsItsDeviceAllocationsBounded)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  auto                                 counting = std::make_shared<itk::CudaTest::CountingRuntimeBackend>();
+  const itk::CudaMemoryBackendOverride use(counting);
+  {
+    auto input = MakeVolume<CudaImageType>();
+    using SquareType = itk::CudaSquareImageFilter<CudaImageType>;
+    std::vector<SquareType::Pointer> chain;
+    for (int i = 0; i < 3; ++i)
+    {
+      chain.push_back(SquareType::New());
+      chain.back()->InPlaceOff();
+      chain.back()->SetInput(i == 0 ? input.GetPointer() : chain[i - 1]->GetOutput());
+    }
+    std::vector<size_t> live;
+    for (int run = 0; run < 4; ++run)
+    {
+      chain.front()->Modified();
+      chain.back()->Update();
+      live.push_back(counting->GetNumberOfLiveAllocations());
+    }
+    EXPECT_LE(live.front(), 4u) << "the input and three outputs";
+    EXPECT_EQ(live.back(), live.front());
+    float expected = input->GetBufferPointer()[5];
+    for (size_t i = 0; i < chain.size(); ++i)
+    {
+      expected *= expected;
+    }
+    EXPECT_EQ(chain.back()->GetOutput()->GetPixel(input->ComputeIndex(5)), expected);
+  }
+  EXPECT_EQ(counting->GetNumberOfLiveAllocations(), 0u);
+}
 } // namespace
