@@ -27,9 +27,22 @@
  * \ingroup CudaCommon
  */
 
+#include "itkCudaCommonConfiguration.h"
 #include "itkCudaError.h"
 #include "itkMacro.h"
+#include "itkVector.h"
 
+// What ITKCudaCommon 2.x's itkCudaUtil.h brought in, and its users (RTK's
+// host code calls make_float3 and the driver API) rely on.
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>

@@ -12,6 +12,7 @@ packages=(
   libgtest-dev
   libgmock-dev
   swig
+  libfftw3-dev  # Debian's ITK headers include fftw3.h (FFT filters: the RTK compatibility build)
 )
 # Python packages the Python tests and `pip install .` need (PyPI).
 python_packages=(numpy pytest scikit-build-core "itk-core==5.4.*")

@@ -58,6 +58,13 @@ SquareRamp()
 #include <iomanip>
 #include <iostream>
 
+// What code written for ITKCudaCommon 2.x (RTK) expects of the headers: the
+// 2.0 spelling of the version, and the CUDA runtime's host helpers.
+#if !defined(CUDACOMMON_VERSION_MAJOR) || CUDACOMMON_VERSION_MAJOR != CudaCommon_VERSION_MAJOR
+#  error "CUDACOMMON_VERSION_MAJOR is not CudaCommon_VERSION_MAJOR"
+#endif
+static_assert(sizeof(make_float3(0.0f, 1.0f, 2.0f)) == 3 * sizeof(float), "make_float3 from itkCudaUtil.h");
+
 namespace
 {
 constexpr double Shift = -3.0;
