@@ -18,3 +18,9 @@ if [[ $# -eq 0 ]]; then
   "$python" -m pip install --quiet "$root"
   (cd "$root" && "$python" -m pytest -q -rs -p no:cacheprovider wrapping/test)
 fi
+
+# RTK's CUDA filters and tests built against the installed CudaCommon
+# (test/rtk/build.sh; they report "skipped" without a GPU).
+if [[ $# -eq 0 ]]; then
+  BUILD_DIR=$build_dir "$root/test/rtk/build.sh"
+fi
