@@ -256,7 +256,9 @@ public:
   /** `buffer`, `bytes` long, now holds the data (e.g. a freshly allocated or
    * imported pixel buffer): the CPU copy is current and the GPU copy stale
    * (released per ReleaseDirtyGPUBuffer). One call for what SetBufferSize(),
-   * SetCPUBufferPointer() and the two flags would do. */
+   * SetCPUBufferPointer() and the two flags would do. A null `buffer` of
+   * non-zero size is a host buffer not made yet: AllocateCPUBufferForDownload()
+   * makes it at the first host use (a GPU-only image never needs one). */
   void
   AdoptCPUBuffer(void * buffer, size_t bytes);
 
@@ -529,6 +531,8 @@ private:
   AcquireCPULocked(SharedState & state, Access access, bool releaseStaleGPUBuffer);
   void
   AcquireGPULocked(SharedState & state, Access access);
+  void
+  AllocatePendingCPUBufferLocked(SharedState & state);
   void
   DownloadLocked(SharedState & state);
   void

@@ -122,9 +122,25 @@ public:
   template <typename UPixelType, unsigned int UImageDimension = VImageDimension>
   using RebindImageType = CudaImage<UPixelType, UImageDimension>;
 
-  /** Allocate the CPU buffer; the CPU copy becomes the current one. */
+  /** Allocate the CPU buffer; the CPU copy becomes the current one. With
+   * HostAllocationOnFirstUse on, a new buffer of at least the pinned
+   * threshold is only sized: see there. */
   void
   Allocate(bool initializePixels = false) override;
+
+  /** Make a new host buffer only when the host first needs it (default off;
+   * CUDA filters turn it on for the CudaImage outputs they compute on the
+   * GPU). Allocate() then sets the buffer size, the GPU side can be used at
+   * once, and the host buffer (pinned, from CudaHostMemoryPool) is allocated
+   * at the first CPU access through a CudaImage accessor or the data manager:
+   * a GPU-only intermediate costs no host memory and no pinning. Buffers
+   * below the pool's pinned threshold are allocated at once. itk::Image's
+   * non-virtual SetPixel(), GetPixel(), FillBuffer() and GetPixelContainer(),
+   * called through an itk::Image pointer, see no host buffer before that
+   * first access. */
+  itkSetMacro(HostAllocationOnFirstUse, bool);
+  itkGetConstMacro(HostAllocationOnFirstUse, bool);
+  itkBooleanMacro(HostAllocationOnFirstUse);
 
   /** Release both buffers (other images grafted to this one keep theirs). */
   void
@@ -227,6 +243,7 @@ private:
   BindDataManagerToPixelContainer();
 
   DataManagerPointer m_DataManager;
+  bool               m_HostAllocationOnFirstUse{ false };
 };
 
 /** \class CudaTraits

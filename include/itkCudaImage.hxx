@@ -60,7 +60,20 @@ CudaImage<TPixel, VImageDimension>::Allocate(bool initializePixels)
   const TPixel *      before = current->GetBufferPointer();
   const SizeValueType pixelsBefore = current->Size();
   this->ComputeOffsetTable();
-  const auto pixels = static_cast<SizeValueType>(this->GetOffsetTable()[VImageDimension]);
+  const auto   pixels = static_cast<SizeValueType>(this->GetOffsetTable()[VImageDimension]);
+  const size_t bytes = static_cast<size_t>(pixels) * sizeof(TPixel);
+  if (before == nullptr && m_HostAllocationOnFirstUse && dynamic_cast<HostContainerType *>(current) != nullptr &&
+      bytes >= CudaHostMemoryPool::GetInstance().GetPinnedThreshold())
+  {
+    // Sized only: AllocateCPUBufferForDownload() makes it at the first host
+    // use. Already sized so (allocated again before any host use): the
+    // current copy stays, as Allocate() keeps the pixels of a reused buffer.
+    if (m_DataManager->GetBufferSize() != bytes)
+    {
+      m_DataManager->AdoptCPUBuffer(nullptr, bytes);
+    }
+    return;
+  }
   if (before != nullptr && pixels != pixelsBefore)
   {
     m_DataManager->MakeCPUBufferUpToDate();
@@ -302,6 +315,7 @@ void
 CudaImage<TPixel, VImageDimension>::PrintSelf(std::ostream & os, Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
+  os << indent << "HostAllocationOnFirstUse: " << m_HostAllocationOnFirstUse << std::endl;
   os << indent << "DataManager:" << std::endl;
   m_DataManager->Print(os, indent.GetNextIndent());
 }

@@ -22,6 +22,8 @@
 
 #include <typeinfo>
 
+#include <type_traits>
+
 namespace itk
 {
 template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
@@ -62,6 +64,19 @@ CudaImageToImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GenerateD
     input->GetCudaDataManager()->SetDevice(device);
   }
   const CudaDeviceGuard onDevice(device);
+  // Outputs computed on the GPU get host memory only if the host reads them.
+  // Not for outputs declared as itk::Image: code holding them calls
+  // itk::Image's non-virtual accessors, which could not make it.
+  if (std::is_same<TOutputImage, CudaOutputImage>::value)
+  {
+    for (unsigned int i = 0; i < this->GetNumberOfIndexedOutputs(); ++i)
+    {
+      if (auto * output = dynamic_cast<CudaOutputImage *>(this->ProcessObject::GetOutput(i)))
+      {
+        output->HostAllocationOnFirstUseOn();
+      }
+    }
+  }
   this->AllocateOutputs();
   for (unsigned int i = 0; i < this->GetNumberOfIndexedOutputs(); ++i)
   {

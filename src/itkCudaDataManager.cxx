@@ -422,7 +422,10 @@ struct CudaDataManager::SharedState
   std::atomic<uint8_t> Valid{ HostValid }; // nothing on the GPU yet
   // The GPU copy went stale through a const CPU access, which keeps its
   // buffer; the next CPU write applies the release policy.
-  std::atomic<bool>      StaleBufferKept{ false };
+  std::atomic<bool> StaleBufferKept{ false };
+  // The host buffer is made when the host first needs it (AdoptCPUBuffer()
+  // without memory): the lock-free fast paths must not return without it.
+  std::atomic<bool>      CPUBufferPending{ false };
   GPUMemPointer::Pointer GPUBuffer; // made on first use: most images never reach a GPU
   int                    BufferFlag{ 0 };
   CudaTransferStatistics Statistics;
@@ -594,6 +597,16 @@ CudaDataManager::ObserveCPUBufferLocked(SharedState & state)
 }
 
 void
+CudaDataManager::AllocatePendingCPUBufferLocked(SharedState & state)
+{
+  if (state.CPUBuffer == nullptr && state.BufferSize > 0)
+  {
+    state.CPUBuffer = this->AllocateCPUBufferForDownload();
+  }
+  state.CPUBufferPending = state.CPUBuffer == nullptr && state.BufferSize > 0;
+}
+
+void
 CudaDataManager::DownloadLocked(SharedState & state)
 {
   if (!state.HasGPUBuffer())
@@ -606,14 +619,11 @@ CudaDataManager::DownloadLocked(SharedState & state)
   {
     itkExceptionMacro("both the CPU and the GPU copies are marked stale; no copy holds the data");
   }
+  this->AllocatePendingCPUBufferLocked(state);
   if (state.CPUBuffer == nullptr && state.BufferSize > 0)
   {
-    state.CPUBuffer = this->AllocateCPUBufferForDownload();
-    if (state.CPUBuffer == nullptr)
-    {
-      itkExceptionMacro("the GPU copy of " << state.BufferSize
-                                           << " bytes must be copied to the CPU, but there is no CPU buffer");
-    }
+    itkExceptionMacro("the GPU copy of " << state.BufferSize
+                                         << " bytes must be copied to the CPU, but there is no CPU buffer");
   }
   if (state.BufferSize > 0)
   {
@@ -633,14 +643,11 @@ void
 CudaDataManager::AcquireCPULocked(SharedState & state, Access access, bool releaseStaleGPUBuffer)
 {
   this->ObserveCPUBufferLocked(state);
-  if (access == Access::Overwrite)
+  if (access == Access::Overwrite || state.HostCurrent())
   {
-    if (state.CPUBuffer == nullptr && state.BufferSize > 0)
-    {
-      state.CPUBuffer = this->AllocateCPUBufferForDownload();
-    }
+    this->AllocatePendingCPUBufferLocked(state); // first host use of a buffer made on the GPU side
   }
-  else if (!state.HostCurrent())
+  else
   {
     this->DownloadLocked(state);
   }
@@ -715,6 +722,7 @@ CudaDataManager::AcquireGPULocked(SharedState & state, Access access)
     {
       itkExceptionMacro("both the CPU and the GPU copies are marked stale; no copy holds the data");
     }
+    this->AllocatePendingCPUBufferLocked(state);
     if (state.CPUBuffer == nullptr)
     {
       itkExceptionMacro("the CPU copy of " << state.BufferSize
@@ -776,6 +784,7 @@ CudaDataManager::SetCPUBufferPointer(void * ptr)
   LockType      lock(state->Mutex);
   state->WaitForUpload();
   state->CPUBuffer = ptr;
+  state->CPUBufferPending = false;
   this->Modified();
 }
 
@@ -791,6 +800,7 @@ CudaDataManager::AdoptCPUBuffer(void * buffer, size_t bytes)
   }
   state->BufferSize = bytes;
   state->CPUBuffer = buffer;
+  state->CPUBufferPending = buffer == nullptr && bytes > 0;
   state->Valid = HostValid;
   this->ReleaseStaleGPUBufferLocked(*state);
 }
@@ -892,7 +902,7 @@ void
 CudaDataManager::UpdateCPUBuffer()
 {
   SharedState * state = m_State.get();
-  if (state->HostCurrent())
+  if (state->HostCurrent() && !state->CPUBufferPending)
   {
     return;
   }
@@ -909,7 +919,7 @@ CudaDataManager::UpdateCPUBufferForConstAccess()
     this->UpdateCPUBuffer();
     return;
   }
-  if (state->Valid == HostValid)
+  if (state->Valid == HostValid && !state->CPUBufferPending)
   {
     return; // already in the requested state: the fast path of ITK's iterators
   }
@@ -958,7 +968,7 @@ void
 CudaDataManager::SetGPUBufferDirty()
 {
   SharedState * state = m_State.get();
-  if (state->Valid == HostValid && !state->StaleBufferKept)
+  if (state->Valid == HostValid && !state->StaleBufferKept && !state->CPUBufferPending)
   {
     return; // already in the requested state: the fast path of CPU writes
   }

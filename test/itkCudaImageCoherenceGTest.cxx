@@ -541,6 +541,69 @@ TEST_P(CudaImageCoherence, AHeldBufferIsNotMovedToAnotherDevice)
   EXPECT_EQ(DeviceCopy(image), std::vector<float>(image->GetBufferedRegion().GetNumberOfPixels(), GPUValue));
 }
 
+// --- host buffers made at the first host use (HostAllocationOnFirstUse)
+
+size_t
+HostPixels(ImageType * image)
+{
+  return static_cast<CPUImageType *>(image)->GetPixelContainer()->Size(); // without a CudaImage accessor
+}
+
+ImageType::Pointer
+SizedOnly()
+{
+  auto image = ImageType::New();
+  image->HostAllocationOnFirstUseOn();
+  image->SetRegions(ImageType::SizeType{ { 64, 32, 16 } }); // 128 KiB: above the pinned threshold
+  image->Allocate();
+  return image;
+}
+
+TEST_P(CudaImageCoherence, AGPUOnlyImageHasNoHostBufferUntilTheHostReadsIt)
+{
+  auto image = SizedOnly();
+  EXPECT_EQ(HostPixels(image), 0u);
+  EXPECT_EQ(image->GetCudaDataManager()->GetBufferSize(), 64u * 32u * 16u * sizeof(float));
+  const size_t       pixels = image->GetBufferedRegion().GetNumberOfPixels();
+  std::vector<float> gpu(pixels, GPUValue);
+  void *             device = image->GetCudaDataManager()->GetGPUBufferPointerForOverwrite();
+  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->CopyHostToDevice(device, gpu.data(), pixels * sizeof(float)));
+  EXPECT_EQ(HostPixels(image), 0u); // a GPU-only intermediate: no host memory
+  const ImageType * constImage = image;
+  EXPECT_EQ(constImage->GetPixel(WriteIndex), GPUValue); // the first host read makes it
+  EXPECT_EQ(HostPixels(image), pixels);
+  EXPECT_TRUE(TransfersAre(image->GetCudaDataManager(), 0, 1));
+  // Allocated again before any host use, it keeps its GPU result.
+  auto again = SizedOnly();
+  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->CopyHostToDevice(
+    again->GetCudaDataManager()->GetGPUBufferPointerForOverwrite(), gpu.data(), pixels * sizeof(float)));
+  again->Allocate();
+  EXPECT_EQ(DeviceCopy(again), gpu);
+}
+
+TEST_P(CudaImageCoherence, EveryHostAccessMakesAPendingHostBuffer)
+{
+  const std::vector<std::pair<const char *, std::function<void(ImageType *)>>> accesses = {
+    { "const GetBufferPointer", [](ImageType * image) { static_cast<const ImageType *>(image)->GetBufferPointer(); } },
+    { "GetBufferPointer", [](ImageType * image) { image->GetBufferPointer(); } },
+    { "FillBuffer", [](ImageType * image) { image->FillBuffer(WrittenValue); } },
+    { "SetPixel", [](ImageType * image) { image->SetPixel(WriteIndex, WrittenValue); } },
+    { "GetPixelContainer", [](ImageType * image) { image->GetPixelContainer(); } },
+    { "ImageRegionIterator",
+      [](ImageType * image) { itk::ImageRegionIterator<ImageType>(image, WriteRegion).Set(WrittenValue); } },
+    { "GetConstCPUBufferPointer", [](ImageType * image) { image->GetDataManager()->GetConstCPUBufferPointer(); } },
+    { "GetConstGPUBufferPointer", [](ImageType * image) { image->GetCudaDataManager()->GetConstGPUBufferPointer(); } },
+  };
+  for (const auto & access : accesses)
+  {
+    SCOPED_TRACE(access.first);
+    auto image = SizedOnly();
+    access.second(image);
+    EXPECT_EQ(HostPixels(image), image->GetBufferedRegion().GetNumberOfPixels());
+    EXPECT_NE(image->Superclass::GetBufferPointer(), nullptr);
+  }
+}
+
 ITK_CUDA_INSTANTIATE_BACKEND_TESTS(CudaImageCoherence);
 
 // ITK_CUDA_CONST_CPU_ACCESS_READ_ONLY is read once per process: CTest runs

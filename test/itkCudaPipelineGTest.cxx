@@ -16,6 +16,7 @@
  *
  *=========================================================================*/
 #include "itkAddImageFilter.h"
+#include "itkCudaHostMemoryPool.h"
 #include "itkCudaImageFromImageFilter.h"
 #include "itkCudaSquareImageFilter.h"
 #include "itkCudaTestUtilities.h"
@@ -173,5 +174,44 @@ TEST(CudaPipeline, RerunningAChainKeepsItsDeviceAllocationsBounded)
     EXPECT_EQ(chain.back()->GetOutput()->GetPixel(input->ComputeIndex(5)), expected);
   }
   EXPECT_EQ(counting->GetNumberOfLiveAllocations(), 0u);
+}
+// Intermediates computed on the GPU and never read on the host cost no host
+// memory: only the output the host reads gets a (pinned) host buffer.
+TEST(CudaPipeline, GPUOnlyIntermediatesHaveNoHostBuffer)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  auto input = CudaImageType::New();
+  input->SetRegions(CudaImageType::SizeType{ { 64, 48, 40 } }); // above the pinned threshold
+  input->Allocate();
+  for (size_t i = 0; i < input->GetBufferedRegion().GetNumberOfPixels(); ++i)
+  {
+    input->GetBufferPointer()[i] = static_cast<float>(i % 7) / 4.0f;
+  }
+  using SquareType = itk::CudaSquareImageFilter<CudaImageType>;
+  std::vector<SquareType::Pointer> chain;
+  for (int i = 0; i < 3; ++i)
+  {
+    chain.push_back(SquareType::New());
+    chain.back()->InPlaceOff();
+    chain.back()->SetInput(i == 0 ? input.GetPointer() : chain[i - 1]->GetOutput());
+  }
+  const size_t pinnedBefore = itk::CudaHostMemoryPool::GetInstance().GetStatistics().PinnedBytesInUse;
+  chain.back()->Update();
+  for (const auto & filter : chain)
+  {
+    EXPECT_EQ(static_cast<ImageType *>(filter->GetOutput())->GetPixelContainer()->Size(), 0u);
+  }
+  EXPECT_EQ(itk::CudaHostMemoryPool::GetInstance().GetStatistics().PinnedBytesInUse, pinnedBefore);
+  const CudaImageType * result = chain.back()->GetOutput();
+  for (size_t i = 0; i < input->GetBufferedRegion().GetNumberOfPixels(); ++i)
+  {
+    float expected = input->GetBufferPointer()[i];
+    expected = expected * expected;
+    expected = expected * expected;
+    expected = expected * expected;
+    ASSERT_EQ(result->GetBufferPointer()[i], expected) << i;
+  }
+  EXPECT_EQ(static_cast<const ImageType *>(result)->GetPixelContainer()->Size(),
+            input->GetBufferedRegion().GetNumberOfPixels());
 }
 } // namespace
