@@ -29,6 +29,7 @@
 #include "itkCudaCommonConfiguration.h"
 #include "CudaBenchmarkKernels.hcu"
 #include "itkCudaDeviceSplitter.h"
+#include "itkCudaHostMemoryPool.h"
 #include "itkCudaImage.h"
 #include "itkCudaImageFromImageFilter.h"
 #include "itkCudaSquareImage.hcu"
@@ -58,6 +59,13 @@
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char ** environ;
+
 namespace
 {
 using Clock = std::chrono::steady_clock;
@@ -71,6 +79,14 @@ constexpr unsigned int  PerImageWarmUpRuns = 1000;
 constexpr unsigned int  PerImageRuns = 10000;
 constexpr unsigned long PerImageEdge = 16;
 constexpr unsigned int  ChainLength = 10;
+// The cold one-shot chain: its length, its preferred edge, the fresh processes
+// timed (at least 3, at most 5: each fills a volume and creates a CUDA
+// context), and how much slower than the warm chain it may be.
+constexpr unsigned int  OneShotChainLength = 3;
+constexpr unsigned long OneShotChainEdge = 512;
+constexpr unsigned int  MinimumColdRuns = 3;
+constexpr unsigned int  MaximumColdRuns = 5;
+constexpr double        ColdAllowanceMilliseconds = 50.0;
 
 const double NotANumber = std::numeric_limits<double>::quiet_NaN();
 
@@ -80,6 +96,7 @@ struct Options
   unsigned int               repeats{ 10 };
   std::string                jsonFile;
   unsigned long              splitSize{ 1024 };
+  unsigned long              coldChainSize{ 0 }; // hidden --cold-chain N: the child run of the cold chain rows
 };
 
 void
@@ -98,6 +115,28 @@ PrintUsage(std::ostream & os, const char * program)
      << "                    machines with two or more devices (default 1024; 0 leaves them out)\n"
      << "  --json FILE       also write every row to FILE as JSON\n"
      << "  --help            print this help\n"
+     << "\n"
+     << "Rows (per size in --sizes unless noted; (GPU): only with a CUDA device):\n"
+     << "  per-image cost         CudaImage New+SetRegions+Allocate, 16x16, vs itk::Image\n"
+     << "  transfers (GPU)        CudaImage upload/download, own (pinned) and foreign (pageable) host\n"
+     << "                         buffer, vs cudaMemcpy from the same kind of memory\n"
+     << "  square kernel (GPU)    float, unsigned char, double; 3-D, 2-D, in place; vs cudaMemcpy D2D\n"
+     << "  end to end             CudaSquareImageFilter Update + host read (GPU) vs ITK SquareImageFilter\n"
+     << "  allocate again         CudaImage New+SetRegions+Allocate of a size just freed vs itk::Image\n"
+     << "  chain (GPU)            " << ChainLength
+     << " CudaSquareImageFilters on a device-resident image; copies made\n"
+     << "  CPU access             iterator read and FillBuffer of a CPU- and a GPU-current (GPU) CudaImage\n"
+     << "  first use (GPU)        a fresh float CudaImage every run: \"CudaImage first use: \" New+SetRegions+\n"
+     << "                         Allocate, FillBuffer, upload (incl. device allocation), download after a\n"
+     << "                         GPU write, total; vs \"itk::Image first use: \" the same steps with cudaMalloc\n"
+     << "                         (in the upload) and cudaMemcpy from/to its pageable buffer\n"
+     << "  cold one-shot chain    (GPU, once, at " << OneShotChainEdge << "^3 if in --sizes, else the largest size)\n"
+     << "                         " << OneShotChainLength
+     << " new CudaSquareImageFilters on a new host-filled CudaImage,\n"
+     << "                         Update + host read: in a fresh process (median of " << MinimumColdRuns << " to "
+     << MaximumColdRuns << "),\n"
+     << "                         vs the same in this process after warm-up + " << ColdAllowanceMilliseconds << " ms\n"
+     << "  two devices (GPU)      peer copies, square and 1000 FMA/pixel split over devices 0 and 1\n"
      << "\n"
      << "docs/performance.md explains every row.\n";
 }
@@ -127,7 +166,8 @@ ParseArguments(int argc, char * argv[], Options & options, bool & helpRequested)
       helpRequested = true;
       return true;
     }
-    if (argument != "--sizes" && argument != "--repeats" && argument != "--json" && argument != "--split-size")
+    if (argument != "--sizes" && argument != "--repeats" && argument != "--json" && argument != "--split-size" &&
+        argument != "--cold-chain")
     {
       std::cerr << "Unknown argument '" << argument << "'.\n";
       return false;
@@ -175,6 +215,14 @@ ParseArguments(int argc, char * argv[], Options & options, bool & helpRequested)
       if (!ParseUnsigned(value, 0, MaximumSize, options.splitSize))
       {
         std::cerr << "--split-size expects an integer from 0 to " << MaximumSize << ", got '" << value << "'.\n";
+        return false;
+      }
+    }
+    else if (argument == "--cold-chain")
+    {
+      if (!ParseUnsigned(value, 1, MaximumSize, options.coldChainSize))
+      {
+        std::cerr << "--cold-chain expects an integer from 1 to " << MaximumSize << ", got '" << value << "'.\n";
         return false;
       }
     }
@@ -1464,6 +1512,380 @@ MeasureCPUAccessOfGPUImage(Results &                         results,
   results.Add({ what, n, shape, cudaFill, "ms", plainFillName + ", same size", plainFill.median });
 }
 
+/** Runs `sequence(run, step)` WarmUpRuns + repeats times: each run does its
+ * work (untimed) and hands every timed step to `step`, which times it as
+ * TimeOnHost times its body. Every run must time `steps` steps. Returns the
+ * samples of each step, then those of their sum per run. */
+template <typename TSequence>
+std::vector<Samples>
+TimeSteps(size_t steps, unsigned int repeats, bool synchronize, TSequence && sequence)
+{
+  std::vector<std::vector<double>> milliseconds(steps + 1);
+  for (unsigned int run = 0; run < WarmUpRuns + repeats; ++run)
+  {
+    size_t     step = 0;
+    double     total = 0.0;
+    const auto noop = [] {};
+    const auto timeStep = [&](auto && body) {
+      const double time = TimeOnHost(0, 1, synchronize, noop, body, noop).median;
+      if (step < steps && run >= WarmUpRuns)
+      {
+        milliseconds[step].push_back(time);
+      }
+      total += time;
+      ++step;
+    };
+    sequence(run, timeStep);
+    if (step != steps)
+    {
+      itkGenericExceptionMacro("a run timed " << step << " steps, expected " << steps);
+    }
+    if (run >= WarmUpRuns)
+    {
+      milliseconds[steps].push_back(total);
+    }
+  }
+  std::vector<Samples> samples;
+  for (std::vector<double> & values : milliseconds)
+  {
+    samples.push_back(Summarize(std::move(values)));
+  }
+  return samples;
+}
+
+/** First use of a fresh N^3 float image, a new one every run, step by step:
+ * New+SetRegions+Allocate; FillBuffer; the first upload
+ * (GetConstGPUBufferPointer(), which also allocates the device buffer); the
+ * first download (const GetBufferPointer()) after the square kernel wrote the
+ * GPU copy in place (untimed, after GetGPUBufferPointer()); and their sum.
+ * Ceilings: the same steps on an itk::Image whose device buffer is cudaMalloc'd
+ * in its upload step too, with cudaMemcpy from/to its pageable buffer.
+ * Releasing the images and device buffers is untimed. The CudaImage's pinned
+ * host buffers come from CudaHostMemoryPool (a note says how). */
+void
+MeasureFirstUse(Results & results, unsigned long n, const Options & options)
+{
+  using PlainImageType = itk::Image<float, 3>;
+  using CudaImageType = itk::CudaImage<float, 3>;
+  const size_t      count = static_cast<size_t>(n) * n * n;
+  const size_t      bytes = count * sizeof(float);
+  const std::string shape = CubeShape(n);
+  std::cout << "[" << shape << "] first use of a fresh float image\n";
+
+  constexpr float value = 1.5f;
+  const float     squared = SquareLikeITK(value);
+  // Three pixels every run; in the first (warm-up) run also the first wrong one, if any.
+  const auto check = [&](const float * pixels, unsigned int run, const std::string & what) {
+    std::vector<size_t> indices{ 0, count / 2, count - 1 };
+    if (run == 0)
+    {
+      const auto wrong = [squared](float pixel) { return !PixelsMatch(pixel, squared); };
+      indices.push_back(static_cast<size_t>(std::find_if(pixels, pixels + count, wrong) - pixels));
+    }
+    for (const size_t i : indices)
+    {
+      if (i < count)
+      {
+        CheckPixels(
+          pixels + i, &squared, 1, what + " (pixel " + std::to_string(i) + " of " + std::to_string(count) + ")");
+      }
+    }
+  };
+  const auto square = [count](void * device) {
+    itk::CudaSquareImage<float>(count, static_cast<const float *>(device), static_cast<float *>(device));
+    CUDA_CHECK(cudaDeviceSynchronize());
+  };
+
+  const std::string                   cudaWhat = "CudaImage first use";
+  CudaImageType::Pointer              cuda;
+  itk::CudaHostMemoryPool &           pool = itk::CudaHostMemoryPool::GetInstance();
+  itk::CudaHostMemoryPool::Statistics poolBefore;
+  const std::vector<Samples> cudaSteps = TimeSteps(4, options.repeats, true, [&](unsigned int run, auto && step) {
+    cuda = nullptr; // the previous run's image
+    if (run == WarmUpRuns)
+    {
+      poolBefore = pool.GetStatistics();
+    }
+    step([&] {
+      cuda = CudaImageType::New();
+      cuda->SetRegions(CubeSize<CudaImageType>(n));
+      cuda->Allocate();
+    });
+    step([&] { cuda->FillBuffer(value); });
+    itk::CudaDataManager::Pointer manager = cuda->GetCudaDataManager();
+    step([&] { manager->GetConstGPUBufferPointer(); });
+    square(manager->GetGPUBufferPointer()); // GPU copy current, CPU copy stale
+    const float * pixels = nullptr;
+    step([&] { pixels = static_cast<const CudaImageType *>(cuda.GetPointer())->GetBufferPointer(); });
+    ExpectTransfers({}, manager->GetTransferStatistics(), 1, 1, bytes, cudaWhat);
+    check(pixels, run, cudaWhat);
+  });
+  cuda = nullptr;
+  const itk::CudaHostMemoryPool::Statistics poolAfter = pool.GetStatistics();
+
+  const std::string          plainWhat = "itk::Image first use";
+  PlainImageType::Pointer    plain;
+  DeviceMemory               device;
+  const std::vector<Samples> plainSteps = TimeSteps(4, options.repeats, true, [&](unsigned int run, auto && step) {
+    plain = nullptr;
+    device.reset();
+    step([&] {
+      plain = PlainImageType::New();
+      plain->SetRegions(CubeSize<PlainImageType>(n));
+      plain->Allocate();
+    });
+    step([&] { plain->FillBuffer(value); });
+    step([&] {
+      device = AllocateDeviceMemory(bytes);
+      CUDA_CHECK(cudaMemcpy(device.get(), plain->GetBufferPointer(), bytes, cudaMemcpyHostToDevice));
+    });
+    square(device.get());
+    step([&] { CUDA_CHECK(cudaMemcpy(plain->GetBufferPointer(), device.get(), bytes, cudaMemcpyDeviceToHost)); });
+    check(plain->GetBufferPointer(), run, plainWhat);
+  });
+  plain = nullptr;
+  device.reset();
+
+  const char * const cudaNames[] = { "New+SetRegions+Allocate",
+                                     "FillBuffer",
+                                     "upload (GetConstGPUBufferPointer, incl. cudaMalloc)",
+                                     "download after a GPU write (const GetBufferPointer)",
+                                     "total (allocate+fill+upload+download)" };
+  const char * const plainNames[] = { "New+SetRegions+Allocate",
+                                      "FillBuffer",
+                                      "cudaMalloc + cudaMemcpy H2D, pageable",
+                                      "cudaMemcpy D2H, pageable",
+                                      "total (allocate+fill+upload+download)" };
+  for (size_t i = 0; i < cudaSteps.size(); ++i)
+  {
+    const std::string plainName = plainWhat + ": " + plainNames[i];
+    results.Add({ cudaWhat + ": " + cudaNames[i], n, shape, cudaSteps[i], "ms", plainName, plainSteps[i].median });
+    results.Add({ plainName, n, shape, plainSteps[i], "ms", "", NotANumber });
+  }
+  results.AddNote("first use at " + shape + ": the CudaImages' host buffers of the " + std::to_string(options.repeats) +
+                  " timed runs: " + std::to_string(poolAfter.CacheHits - poolBefore.CacheHits) +
+                  " from the pool's cache, " +
+                  std::to_string(poolAfter.PinnedAllocations - poolBefore.PinnedAllocations) + " pinned anew, " +
+                  std::to_string(poolAfter.PinnedFallbacks - poolBefore.PinnedFallbacks) + " pageable fallbacks");
+}
+
+/** The chain of the cold one-shot rows, all new: OneShotChainLength
+ * out-of-place CudaSquareImageFilters on a host-filled N^3 float CudaImage.
+ * Made untimed; Run() updates the last filter and reads its output on the
+ * host (const GetBufferPointer()); Check() compares a few pixels with x^8. */
+class OneShotChain
+{
+public:
+  using CudaImageType = itk::CudaImage<float, 3>;
+  using FilterType = itk::CudaSquareImageFilter<CudaImageType>;
+
+  explicit OneShotChain(unsigned long n)
+    : m_Input(MakeVolume<CudaImageType>(n, 0.5, 1.5, 12))
+  {
+    const size_t  count = m_Input->GetBufferedRegion().GetNumberOfPixels();
+    const float * input = static_cast<const CudaImageType *>(m_Input.GetPointer())->GetBufferPointer();
+    for (size_t k = 0; k < 8; ++k)
+    {
+      const size_t i = k * (count - 1) / 7;
+      float        value = input[i];
+      for (unsigned int j = 0; j < OneShotChainLength; ++j)
+      {
+        value = SquareLikeITK(value);
+      }
+      m_Expected.emplace_back(i, value);
+    }
+    for (unsigned int k = 0; k < OneShotChainLength; ++k)
+    {
+      auto filter = FilterType::New();
+      filter->InPlaceOff();
+      filter->SetInput(k == 0 ? m_Input.GetPointer() : m_Filters.back()->GetOutput());
+      m_Filters.push_back(filter);
+    }
+  }
+
+  void
+  Run()
+  {
+    m_Filters.back()->Update();
+    m_Output = static_cast<const CudaImageType *>(m_Filters.back()->GetOutput())->GetBufferPointer();
+  }
+
+  void
+  Check(const std::string & what) const
+  {
+    for (const auto & expected : m_Expected)
+    {
+      CheckPixels(
+        m_Output + expected.first, &expected.second, 1, what + " (pixel " + std::to_string(expected.first) + ")");
+    }
+  }
+
+  /** {host->device, device->host} copies of the input and every output so far. */
+  std::pair<uint64_t, uint64_t>
+  Transfers() const
+  {
+    std::pair<uint64_t, uint64_t> copies{ 0, 0 };
+    for (unsigned int k = 0; k <= OneShotChainLength; ++k)
+    {
+      const CudaImageType * image = k == 0 ? m_Input.GetPointer() : m_Filters[k - 1]->GetOutput();
+      const auto            statistics = image->GetCudaDataManager()->GetTransferStatistics();
+      copies.first += statistics.HostToDeviceCount;
+      copies.second += statistics.DeviceToHostCount;
+    }
+    return copies;
+  }
+
+private:
+  CudaImageType::Pointer                m_Input;
+  std::vector<FilterType::Pointer>      m_Filters;
+  std::vector<std::pair<size_t, float>> m_Expected;
+  const float *                         m_Output{ nullptr };
+};
+
+const char * const ColdChainTag = "cold-chain:";
+
+/** The child process of the cold chain rows (hidden option --cold-chain N):
+ * the CUDA context and the chain are made untimed, Run() is timed once; prints
+ * "cold-chain: <ms> <host->device copies> <device->host copies>". */
+int
+RunColdChain(unsigned long n)
+{
+  if (!itk::IsCudaAvailable())
+  {
+    std::cerr << "--cold-chain: no usable CUDA device (" << itk::CudaUnavailableReason() << ")\n";
+    return EXIT_FAILURE;
+  }
+  CUDA_CHECK(cudaFree(nullptr)); // the context: made by the input's allocation anyway
+  OneShotChain  chain(n);
+  const auto    noop = [] {};
+  const Samples time = TimeOnHost(
+    0, 1, true, noop, [&] { chain.Run(); }, noop);
+  chain.Check("cold one-shot chain");
+  const auto copies = chain.Transfers();
+  std::cout << ColdChainTag << ' ' << std::setprecision(9) << time.median << ' ' << copies.first << ' ' << copies.second
+            << std::endl;
+  return EXIT_SUCCESS;
+}
+
+/** Runs this program again (/proc/self/exe) with --cold-chain `n`; returns
+ * the time and copies its one run reported. \throws itk::ExceptionObject
+ * when it fails or reports no time. */
+std::pair<double, std::pair<uint64_t, uint64_t>>
+TimeChainInFreshProcess(unsigned long n)
+{
+  int output[2] = { -1, -1 };
+  if (pipe2(output, O_CLOEXEC) != 0)
+  {
+    itkGenericExceptionMacro("pipe2 failed: " << std::strerror(errno));
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, output[1], STDOUT_FILENO); // stderr: the benchmark's
+  std::string program = "/proc/self/exe";
+  std::string option = "--cold-chain";
+  std::string size = std::to_string(n);
+  char *      arguments[] = { &program[0], &option[0], &size[0], nullptr };
+  pid_t       child = -1;
+  const int   spawnError = posix_spawn(&child, program.c_str(), &actions, nullptr, arguments, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(output[1]);
+  std::string text;
+  char        buffer[4096];
+  ssize_t     got = 0;
+  while (spawnError == 0 && ((got = read(output[0], buffer, sizeof(buffer))) > 0 || (got < 0 && errno == EINTR)))
+  {
+    text.append(buffer, static_cast<size_t>(std::max<ssize_t>(got, 0)));
+  }
+  close(output[0]);
+  if (spawnError != 0)
+  {
+    itkGenericExceptionMacro("cannot start " << program << ": " << std::strerror(spawnError));
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0)
+  {
+    if (errno != EINTR)
+    {
+      itkGenericExceptionMacro("waitpid failed: " << std::strerror(errno));
+    }
+  }
+  std::istringstream                               lines(text);
+  std::string                                      line;
+  std::pair<double, std::pair<uint64_t, uint64_t>> reported{ NotANumber, { 0, 0 } };
+  while (std::getline(lines, line))
+  {
+    std::istringstream fields(line);
+    std::string        tag;
+    if (fields >> tag && tag == ColdChainTag &&
+        !(fields >> reported.first >> reported.second.first >> reported.second.second))
+    {
+      reported.first = NotANumber;
+    }
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !std::isfinite(reported.first) || reported.first <= 0.0)
+  {
+    itkGenericExceptionMacro("the cold chain child ("
+                             << program << " --cold-chain " << n << ") "
+                             << (WIFEXITED(status) ? "exited with " + std::to_string(WEXITSTATUS(status))
+                                                   : "was killed by signal " + std::to_string(WTERMSIG(status)))
+                             << " and printed '" << text << "' (expected '" << ColdChainTag << " <ms> ...')");
+  }
+  return reported;
+}
+
+/** The cold one-shot chain: OneShotChain::Run() in fresh processes, against
+ * the same chain (all new each run, made untimed) run in this process after
+ * warm-up runs, plus ColdAllowanceMilliseconds. */
+void
+MeasureColdChain(Results & results, unsigned long n, const Options & options)
+{
+  const std::string shape = CubeShape(n);
+  const std::string name =
+    "one-shot chain of " + std::to_string(OneShotChainLength) + " new CudaSquareImageFilters, Update + host read";
+  std::cout << "[" << shape << "] " << name << ", warm and in fresh processes\n";
+  std::unique_ptr<OneShotChain> chain;
+  std::pair<uint64_t, uint64_t> copies{ 0, 0 };
+  const Samples                 warm = TimeOnHost(
+    WarmUpRuns,
+    options.repeats,
+    true,
+    [&] {
+      chain.reset();
+      chain = std::make_unique<OneShotChain>(n);
+    },
+    [&] { chain->Run(); },
+    [&] {
+      chain->Check("warm " + name);
+      const auto made = chain->Transfers();
+      copies = { std::max(copies.first, made.first), std::max(copies.second, made.second) };
+    });
+  chain.reset();
+
+  const unsigned int  runs = std::max(MinimumColdRuns, std::min(options.repeats, MaximumColdRuns));
+  std::vector<double> cold;
+  for (unsigned int run = 0; run < runs; ++run)
+  {
+    const auto reported = TimeChainInFreshProcess(n);
+    cold.push_back(reported.first);
+    copies = { std::max(copies.first, reported.second.first), std::max(copies.second, reported.second.second) };
+  }
+  const std::string warmName = "warm " + name + " (this process)";
+  results.Add({ "cold " + name + " (fresh process, median of " + std::to_string(runs) + ")",
+                n,
+                shape,
+                Summarize(std::move(cold)),
+                "ms",
+                "warm chain + " + FormatNumber(ColdAllowanceMilliseconds) + " ms",
+                warm.median + ColdAllowanceMilliseconds });
+  results.Add({ warmName, n, shape, warm, "ms", "", NotANumber });
+  if (copies.first != 1 || copies.second != 1)
+  {
+    results.AddNote("one-shot chain at " + shape + ": a run made up to " + std::to_string(copies.first) +
+                    " host->device and " + std::to_string(copies.second) +
+                    " device->host copies (one of each expected)");
+  }
+}
+
 std::string
 DescribeDevice(int device);
 
@@ -1662,6 +2084,19 @@ RunBenchmark(const Options & options)
       MeasureChain(results, n, options, copyBandwidth);
     }
     MeasureCPUAccessOfGPUImage(results, n, options, gpu, pinned);
+    if (gpu)
+    {
+      MeasureFirstUse(results, n, options);
+    }
+  }
+  if (gpu)
+  {
+    const auto & sizes = options.sizes;
+    MeasureColdChain(results,
+                     std::find(sizes.begin(), sizes.end(), OneShotChainEdge) != sizes.end()
+                       ? OneShotChainEdge
+                       : *std::max_element(sizes.begin(), sizes.end()),
+                     options);
   }
   std::vector<cudaDeviceProp> devices;
   if (gpu && options.splitSize > 0 && itk::CudaGetAvailableDevices(devices) >= 2)
@@ -1702,7 +2137,7 @@ main(int argc, char * argv[])
   }
   try
   {
-    return RunBenchmark(options);
+    return options.coldChainSize > 0 ? RunColdChain(options.coldChainSize) : RunBenchmark(options);
   }
   catch (const itk::ExceptionObject & error)
   {
