@@ -11,16 +11,16 @@ build_dir=${BUILD_DIR:-$root/build}
 "$root/scripts/build.sh"
 ctest --test-dir "$build_dir" --output-on-failure -j2 "$@"
 
+# RTK's CUDA filters and tests built against the installed CudaCommon
+# (test/rtk/build.sh; they report "skipped" without a GPU).
+if [[ $# -eq 0 ]]; then
+  BUILD_DIR=$build_dir "$root/test/rtk/build.sh"
+fi
+
 # The Python package as users get it: pip install . (a wheel built by
 # scikit-build-core), then the Python tests against the installed package.
 if [[ $# -eq 0 ]]; then
   python=${PYTHON:-python3}
   "$python" -m pip install --quiet "$root"
   (cd "$root" && "$python" -m pytest -q -rs -p no:cacheprovider wrapping/test)
-fi
-
-# RTK's CUDA filters and tests built against the installed CudaCommon
-# (test/rtk/build.sh; they report "skipped" without a GPU).
-if [[ $# -eq 0 ]]; then
-  BUILD_DIR=$build_dir "$root/test/rtk/build.sh"
 fi
