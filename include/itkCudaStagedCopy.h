@@ -29,11 +29,15 @@
  * several threads of a persistent pool, and the DMA of one chunk overlaps the
  * host copy of the next.
  *
- * The pinned buffers (CudaStagedCopyStagingBuffers x
- * CudaStagedCopyMaximumChunkBytes), a stream and a few events of each device
- * and direction are made on its first staged copy and kept until the process
- * exits; a failed copy releases them and the next copy makes new ones. The
- * worker threads (at most 7) start with the first staged copy and stay.
+ * A staging lane holds CudaStagedCopyStagingBuffers pinned buffers (as large
+ * as the largest chunk it staged so far, a power of two from
+ * CudaStagedCopyThresholdBytes to CudaStagedCopyMaximumChunkBytes: a process
+ * that copies small images pins little), a stream and a few events. A device makes
+ * a lane on its first staged copy, and a second one for a copy made while the
+ * first is busy; a lane serves both directions, and lanes are kept until the
+ * process exits (a failed copy releases its lane's buffers and the next copy
+ * makes new ones). The worker threads (at most 15) start with the first
+ * staged copy or prefault and stay.
  * \ingroup CudaCommon
  */
 
@@ -89,6 +93,16 @@ CudaStagedCopyHostToDevice(void * device, const void * pageableHost, size_t byte
  * on the legacy default stream of the source's device wrote. */
 CudaCommon_EXPORT cudaError_t
 CudaStagedCopyDeviceToHost(void * pageableHost, const void * device, size_t bytes) noexcept;
+
+/** Fault in the pages of `bytes` of host memory from `pointer` (page-aligned)
+ * for writing, in parallel on the staged copy's threads, without changing
+ * their contents: a copy into (or from) memory no one touched yet would fault
+ * its pages one at a time in the copying threads; faulting them first, many
+ * 2 MiB pieces at once, is several times faster (docs/performance.md, "First
+ * use"). Does nothing on kernels without MADV_POPULATE_WRITE (before Linux
+ * 5.14). Never throws. */
+CudaCommon_EXPORT void
+CudaPrefaultHostMemory(void * pointer, size_t bytes) noexcept;
 
 /** \brief How many copies took which path since the process started.
  * \ingroup CudaCommon */

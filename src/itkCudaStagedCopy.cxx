@@ -17,6 +17,8 @@
  *=========================================================================*/
 #include "itkCudaStagedCopy.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -44,6 +46,12 @@ constexpr unsigned int MaximumHostCopyThreads = 16;
 constexpr size_t MinimumPieceBytes = size_t{ 256 } << 10;
 
 constexpr size_t PageBytes = 4096;
+
+constexpr size_t HugePageBytes = size_t{ 2 } << 20;
+
+#ifndef MADV_POPULATE_WRITE
+#  define MADV_POPULATE_WRITE 23 // Linux 5.14; C libraries older than that lack the name
+#endif
 
 size_t
 RoundUp(size_t value, size_t multiple)
@@ -120,17 +128,38 @@ public:
   void
   Copy(void * destination, const void * source, size_t bytes) noexcept
   {
+    this->Run(static_cast<char *>(destination), static_cast<const char *>(source), bytes, PageBytes);
+  }
+
+  /** Fault in the pages of [pointer, pointer + bytes) for writing, without
+   * changing their contents, split among the threads in pieces of whole
+   * 2 MiB (huge) pages: one thread faulting a page costs its zeroing, and
+   * one thread zeroes a few GB/s. Does nothing where the kernel cannot
+   * (MADV_POPULATE_WRITE is Linux 5.14 or later). */
+  void
+  Populate(void * pointer, size_t bytes) noexcept
+  {
+    this->Run(static_cast<char *>(pointer), nullptr, bytes, HugePageBytes);
+  }
+
+private:
+  /** Copy (source set) or populate (source null) in pieces of a multiple of
+   * `granule` bytes. */
+  void
+  Run(char * destination, const char * source, size_t bytes, size_t granule) noexcept
+  {
     const size_t wanted = std::min<size_t>(m_Parallelism, (bytes + MinimumPieceBytes - 1) / MinimumPieceBytes);
+    Batch        batch;
+    batch.Destination = destination;
+    batch.Source = source;
+    batch.Bytes = bytes;
     if (wanted <= 1 || m_Workers.empty())
     {
-      std::memcpy(destination, source, bytes);
+      batch.PieceBytes = bytes;
+      batch.CopyPiece(0);
       return;
     }
-    Batch batch;
-    batch.Destination = static_cast<char *>(destination);
-    batch.Source = static_cast<const char *>(source);
-    batch.Bytes = bytes;
-    batch.PieceBytes = RoundUp((bytes + wanted - 1) / wanted, PageBytes);
+    batch.PieceBytes = RoundUp((bytes + wanted - 1) / wanted, granule);
     batch.Pieces = static_cast<unsigned int>((bytes + batch.PieceBytes - 1) / batch.PieceBytes);
     batch.Unfinished = batch.Pieces;
 
@@ -159,7 +188,6 @@ public:
     m_PieceDone.wait(lock, [&batch] { return batch.Unfinished == 0; });
   }
 
-private:
   struct Batch
   {
     char *       Destination{ nullptr };
@@ -175,7 +203,15 @@ private:
     CopyPiece(unsigned int piece) const noexcept
     {
       const size_t offset = piece * PieceBytes;
-      std::memcpy(Destination + offset, Source + offset, std::min(PieceBytes, Bytes - offset));
+      const size_t size = std::min(PieceBytes, Bytes - offset);
+      if (Source != nullptr)
+      {
+        std::memcpy(Destination + offset, Source + offset, size);
+      }
+      else
+      {
+        madvise(Destination + offset, size, MADV_POPULATE_WRITE); // advice: an old kernel says EINVAL, harmless
+      }
     }
   };
 
@@ -302,7 +338,7 @@ CreateSyncEvent(cudaEvent_t * event) noexcept
   return error;
 }
 
-/** The pinned buffers, stream and events one device uses for copies in one
+/** The pinned buffers, stream and events one staged copy uses, in either
  * direction. One copy at a time uses a lane (Mutex); between copies nothing is
  * in flight on its stream. */
 struct StagingLane
@@ -313,6 +349,7 @@ struct StagingLane
   cudaEvent_t                             PriorWork{ nullptr };
   std::array<void *, StagingBuffers>      Buffers{};
   std::array<cudaEvent_t, StagingBuffers> BufferReady{};
+  size_t                                  BufferBytes{ 0 }; ///< of each buffer
 
   StagingLane() = default;
   StagingLane(const StagingLane &) = delete;
@@ -321,9 +358,10 @@ struct StagingLane
 
   ~StagingLane() { this->Release(); }
 
-  /** Create everything on the current device, or nothing. */
+  /** Create everything on the current device, with buffers of
+   * `bufferBytes` each, or nothing. */
   cudaError_t
-  Create() noexcept
+  Create(size_t bufferBytes) noexcept
   {
     // Each handle is stored only once created, so Release() never sees what
     // a failed call left in its output.
@@ -337,7 +375,7 @@ struct StagingLane
     for (unsigned int i = 0; i < StagingBuffers && error == cudaSuccess; ++i)
     {
       void * buffer = nullptr;
-      error = cudaHostAlloc(&buffer, CudaStagedCopyMaximumChunkBytes, cudaHostAllocDefault);
+      error = cudaHostAlloc(&buffer, bufferBytes, cudaHostAllocDefault);
       if (error == cudaSuccess)
       {
         Buffers[i] = buffer;
@@ -349,6 +387,7 @@ struct StagingLane
       this->Release();
     }
     Ready = error == cudaSuccess;
+    BufferBytes = Ready ? bufferBytes : 0;
     return error;
   }
 
@@ -381,23 +420,45 @@ struct StagingLane
       Stream = nullptr;
     }
     Ready = false;
+    BufferBytes = 0;
     cudaGetLastError();
   }
 };
 
-/** The lanes of every device, created on first use and kept for the process. */
-StagingLane &
-GetStagingLane(int device, Direction direction)
+/** Lanes a device keeps for copies at once. One serves a pipeline that
+ * copies one way and then the other: its pinned buffers are made once, where
+ * each made anew costs about 0.4 ms per MiB (docs/performance.md). */
+constexpr size_t MaximumLanesPerDevice = 2;
+
+/** A lane of `device` for one copy, locked: a free one, a new one while the
+ * device has fewer than MaximumLanesPerDevice, else the next one in turn
+ * (waiting for its copy). Lanes are made on first use and kept. */
+std::unique_lock<std::mutex>
+AcquireStagingLane(int device, StagingLane ** lane)
 {
-  static std::mutex                                                        mutex;
-  static std::map<std::pair<int, Direction>, std::unique_ptr<StagingLane>> lanes;
-  std::lock_guard<std::mutex>                                              lock(mutex);
-  std::unique_ptr<StagingLane> &                                           lane = lanes[{ device, direction }];
-  if (!lane)
+  static std::mutex                                                  mutex;
+  static std::map<int, std::vector<std::unique_ptr<StagingLane>>>   lanes;
+  static size_t                                                      turn = 0;
+  std::unique_lock<std::mutex>                                       guard(mutex);
+  std::vector<std::unique_ptr<StagingLane>> &                        own = lanes[device];
+  for (const auto & candidate : own)
   {
-    lane = std::make_unique<StagingLane>();
+    std::unique_lock<std::mutex> lock(candidate->Mutex, std::try_to_lock);
+    if (lock.owns_lock())
+    {
+      *lane = candidate.get();
+      return lock;
+    }
   }
-  return *lane;
+  if (own.size() < MaximumLanesPerDevice)
+  {
+    own.push_back(std::make_unique<StagingLane>());
+    *lane = own.back().get();
+    return std::unique_lock<std::mutex>(own.back()->Mutex);
+  }
+  *lane = own[turn++ % own.size()].get();
+  guard.unlock(); // wait for that lane's copy without blocking the others
+  return std::unique_lock<std::mutex>((*lane)->Mutex);
 }
 
 /** Makes `device` current for the lifetime of the object. */
@@ -571,10 +632,25 @@ StagedCopy(Direction direction, void * destination, const void * source, size_t 
 
   try
   {
-    StagingLane &               lane = GetStagingLane(device, direction);
-    std::lock_guard<std::mutex> lock(lane.Mutex);
-    const CurrentDevice         current(device);
-    if (!lane.Ready && lane.Create() != cudaSuccess)
+    StagingLane *                      acquired = nullptr;
+    const std::unique_lock<std::mutex> lock = AcquireStagingLane(device, &acquired);
+    StagingLane &                      lane = *acquired;
+    const CurrentDevice                current(device);
+    const ChunkPlan                    plan(bytes);
+    if (!lane.Ready || lane.BufferBytes < plan.ChunkBytes)
+    {
+      // Buffers as large as this copy's chunks, in powers of two: pinning
+      // costs about 0.4 ms per MiB, so a process that copies only small
+      // images never pins the largest buffers (at most 4 sizes are made).
+      lane.Release();
+      size_t bufferBytes = CudaStagedCopyThresholdBytes;
+      while (bufferBytes < plan.ChunkBytes)
+      {
+        bufferBytes *= 2;
+      }
+      lane.Create(std::min(bufferBytes, CudaStagedCopyMaximumChunkBytes));
+    }
+    if (!lane.Ready)
     {
       // Pinned memory is exhausted (or the device is failing): staging is an
       // optimisation, cudaMemcpy still copies or reports the real error.
@@ -633,6 +709,15 @@ cudaError_t
 CudaStagedCopyDeviceToHost(void * pageableHost, const void * device, size_t bytes) noexcept
 {
   return StagedCopy(Direction::DeviceToHost, pageableHost, device, bytes);
+}
+
+void
+CudaPrefaultHostMemory(void * pointer, size_t bytes) noexcept
+{
+  if (pointer != nullptr && bytes > 0)
+  {
+    HostCopyPool::Get().Populate(pointer, bytes);
+  }
 }
 
 CudaStagedCopyStatistics

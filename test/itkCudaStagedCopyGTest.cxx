@@ -18,11 +18,15 @@
 #include "itkCudaStagedCopy.h"
 #include "itkCudaTestUtilities.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -135,6 +139,41 @@ TEST(CudaStagedCopy, NullPointersAreInvalidValues)
   EXPECT_EQ(itk::CudaStagedCopyDeviceToHost(nullptr, host.data(), host.size()), cudaErrorInvalidValue);
   EXPECT_EQ(itk::CudaStagedCopyHostToDevice(host.data(), nullptr, host.size()), cudaErrorInvalidValue);
   EXPECT_EQ(itk::CudaStagedCopyDeviceToHost(host.data(), nullptr, host.size()), cudaErrorInvalidValue);
+}
+
+TEST(CudaPrefaultHostMemory, FaultsPagesInAndKeepsTheirContents)
+{
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t bytes = size_t{ 24 } << 20; // several pieces of 2 MiB for the threads, and a partial last page
+  void *       mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mapped, MAP_FAILED);
+  const std::unique_ptr<void, std::function<void(void *)>> unmap(mapped, [bytes](void * p) { munmap(p, bytes); });
+  auto * memory = static_cast<uint8_t *>(mapped);
+  for (size_t i = 0; i < bytes / 2; i += 7)
+  {
+    memory[i] = static_cast<uint8_t>(i * 13 + 1); // some pages present, with data
+  }
+  const auto resident = [&] {
+    std::vector<unsigned char> present((bytes + page - 1) / page);
+    EXPECT_EQ(mincore(memory, bytes, present.data()), 0);
+    return static_cast<size_t>(std::count_if(present.begin(), present.end(), [](unsigned char p) { return p & 1; }));
+  };
+  ASSERT_LT(resident(), (bytes + page - 1) / page);
+
+  itk::CudaPrefaultHostMemory(memory, bytes - 100);
+
+  for (size_t i = 0; i < bytes; ++i)
+  {
+    const uint8_t expected = i < bytes / 2 && i % 7 == 0 ? static_cast<uint8_t>(i * 13 + 1) : 0;
+    ASSERT_EQ(memory[i], expected) << "byte " << i;
+  }
+  // Faulted in where the kernel can (MADV_POPULATE_WRITE, Linux 5.14).
+  if (madvise(memory, page, MADV_POPULATE_WRITE) == 0)
+  {
+    EXPECT_EQ(resident(), (bytes + page - 1) / page);
+  }
+  itk::CudaPrefaultHostMemory(nullptr, bytes); // ignored
+  itk::CudaPrefaultHostMemory(memory, 0);
 }
 
 TEST(CudaStagedCopy, ReturnsAnErrorWithoutADevice)
