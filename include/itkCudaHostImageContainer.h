@@ -29,8 +29,8 @@ namespace itk
 {
 /** \class CudaHostImageContainer
  * \brief The pixel container CudaImage allocates: buffers of at least the
- * pool's pinned threshold come from CudaHostMemoryPool (pinned, cached for
- * reuse), smaller ones from new[] as in ImportImageContainer.
+ * pool's pinned threshold come from CudaHostMemoryPool (pinned once reused,
+ * cached for reuse), smaller ones from new[] as in ImportImageContainer.
  *
  * Memory imported with SetImportPointer() is handled as by
  * ImportImageContainer: freed with delete[] only when the container was told

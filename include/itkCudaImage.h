@@ -131,9 +131,9 @@ public:
   /** Make a new host buffer only when the host first needs it (default off;
    * CUDA filters turn it on for the CudaImage outputs they compute on the
    * GPU). Allocate() then sets the buffer size, the GPU side can be used at
-   * once, and the host buffer (pinned, from CudaHostMemoryPool) is allocated
+   * once, and the host buffer (from CudaHostMemoryPool) is allocated
    * at the first CPU access through a CudaImage accessor or the data manager:
-   * a GPU-only intermediate costs no host memory and no pinning. Buffers
+   * a GPU-only intermediate costs no host memory. Buffers
    * below the pool's pinned threshold are allocated at once. itk::Image's
    * non-virtual SetPixel(), GetPixel(), FillBuffer() and GetPixelContainer(),
    * called through an itk::Image pointer, see no host buffer before that

@@ -42,7 +42,7 @@ template <typename TPixel, unsigned int VImageDimension>
 void
 CudaImage<TPixel, VImageDimension>::Allocate(bool initializePixels)
 {
-  // Large images get pixels from CudaHostMemoryPool (pinned: fast copies),
+  // Large images get pixels from CudaHostMemoryPool (pinned once reused: fast copies),
   // unless the image already has a buffer of its own (e.g. shared through a
   // graft). Small ones keep ITK's container: copying them is latency-bound.
   PixelContainer * current = Superclass::GetPixelContainer();

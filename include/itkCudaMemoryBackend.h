@@ -87,12 +87,14 @@ public:
   virtual cudaError_t
   GetBytesFrom(const void * pointer, size_t * bytes) = 0;
 
-  /** Page-locked ("pinned") host memory, which the GPU copies at full PCIe
-   * speed, visible to every device. */
+  /** Page-lock ("pin") `bytes` of page-aligned host memory from `pointer`,
+   * so that every device copies it at full PCIe speed; UnregisterHost()
+   * before the memory is freed. Pinning faults the pages in and locks them:
+   * it costs about as much as touching the memory (see docs/performance.md). */
   virtual cudaError_t
-  AllocateHost(void ** pointer, size_t bytes) = 0;
+  RegisterHost(void * pointer, size_t bytes) = 0;
   virtual cudaError_t
-  FreeHost(void * pointer) noexcept = 0;
+  UnregisterHost(void * pointer) noexcept = 0;
 
   /** A stream for a buffer's copies and kernels. The runtime backend makes
    * a blocking stream: work on the legacy default stream is ordered with it
@@ -173,9 +175,9 @@ public:
   cudaError_t
   GetBytesFrom(const void * pointer, size_t * bytes) override;
   cudaError_t
-  AllocateHost(void ** pointer, size_t bytes) override;
+  RegisterHost(void * pointer, size_t bytes) override;
   cudaError_t
-  FreeHost(void * pointer) noexcept override;
+  UnregisterHost(void * pointer) noexcept override;
   cudaError_t
   CreateStream(cudaStream_t * stream, int device) override;
   cudaError_t
@@ -235,9 +237,9 @@ public:
   cudaError_t
   GetBytesFrom(const void * pointer, size_t * bytes) override;
   cudaError_t
-  AllocateHost(void ** pointer, size_t bytes) override;
+  RegisterHost(void * pointer, size_t bytes) override;
   cudaError_t
-  FreeHost(void * pointer) noexcept override;
+  UnregisterHost(void * pointer) noexcept override;
   cudaError_t
   CreateStream(cudaStream_t * stream, int device) override;
   cudaError_t
@@ -262,20 +264,21 @@ public:
                 size_t       bytes,
                 cudaStream_t stream) override;
 
-  /** Live "pinned" host allocations and their total size. */
+  /** Registered ("pinned") host ranges and their total size. */
   size_t
-  GetNumberOfLiveHostAllocations() const;
+  GetNumberOfPinnedHostRanges() const;
   size_t
-  GetLiveHostBytes() const;
+  GetPinnedHostBytes() const;
 
   /** Pretend to have `count` devices (default 1) sharing the capacity given
    * to the constructor; allocations remember their device. */
   void
   SetNumberOfDevices(int count);
 
-  /** Pretend to have this much pinnable host memory (default: unlimited). */
+  /** Pretend that at most this much host memory can be pinned at once
+   * (default: unlimited). */
   void
-  SetHostCapacity(size_t bytes);
+  SetPinnableHostCapacity(size_t bytes);
 
   /** Live allocations and their total size. */
   size_t
@@ -314,9 +317,9 @@ private:
   size_t                                  m_LiveBytes{ 0 };
   std::unordered_map<const void *, Allocation> m_Allocations;
   int                                     m_NumberOfDevices{ 1 };
-  std::unordered_map<const void *, size_t> m_HostAllocations;
-  size_t                                  m_HostCapacity{ SIZE_MAX };
-  size_t                                  m_LiveHostBytes{ 0 };
+  std::unordered_map<const void *, size_t> m_PinnedHostRanges;
+  size_t                                  m_PinnableHostCapacity{ SIZE_MAX };
+  size_t                                  m_PinnedHostBytes{ 0 };
   unsigned int                            m_AllocationCountdown{ 0 };
   cudaError_t                             m_AllocationError{ cudaSuccess };
   unsigned int                            m_CopyCountdown{ 0 };

@@ -16,6 +16,7 @@
  *
  *=========================================================================*/
 #include "itkCudaDataManager.h"
+#include "itkCudaHostMemoryPool.h"
 
 #include <algorithm>
 #include <map>
@@ -629,6 +630,7 @@ CudaDataManager::DownloadLocked(SharedState & state)
   {
     const auto   backend = state.GPUBuffer->GetBackend();
     cudaStream_t stream = state.GetStream();
+    CudaHostMemoryPool::GetInstance().PrepareForTransfer(state.CPUBuffer); // pins a buffer copied again
     CUDA_CHECK(backend->CopyDeviceToHostAsync(state.CPUBuffer, state.GPUBuffer->GetPointer(), state.BufferSize, stream));
     CUDA_CHECK(backend->SynchronizeStream(stream)); // the host reads next
     state.UploadPending = false;
@@ -729,6 +731,7 @@ CudaDataManager::AcquireGPULocked(SharedState & state, Access access)
                                            << " bytes must be copied to the GPU, but there is no CPU buffer");
     }
     // Queued on the buffer's stream: the host goes on while pinned data moves.
+    CudaHostMemoryPool::GetInstance().PrepareForTransfer(state.CPUBuffer); // pins a buffer copied again
     CUDA_CHECK(state.GPUBuffer->GetBackend()->CopyHostToDeviceAsync(state.GPUBuffer->GetPointer(), state.CPUBuffer,
                                                                     state.BufferSize, state.GetStream()));
     state.UploadPending = true;

@@ -173,21 +173,25 @@ CudaRuntimeMemoryBackend::GetBytesFrom(const void * pointer, size_t * bytes)
 }
 
 cudaError_t
-CudaRuntimeMemoryBackend::AllocateHost(void ** pointer, size_t bytes)
+CudaRuntimeMemoryBackend::RegisterHost(void * pointer, size_t bytes)
 {
-  const cudaError_t error = cudaHostAlloc(pointer, bytes, cudaHostAllocPortable);
+  const cudaError_t error = cudaHostRegister(pointer, bytes, cudaHostRegisterPortable);
   if (error != cudaSuccess)
   {
-    *pointer = nullptr;
     cudaGetLastError(); // not sticky: clear it
   }
   return error;
 }
 
 cudaError_t
-CudaRuntimeMemoryBackend::FreeHost(void * pointer) noexcept
+CudaRuntimeMemoryBackend::UnregisterHost(void * pointer) noexcept
 {
-  return cudaFreeHost(pointer);
+  const cudaError_t error = cudaHostUnregister(pointer);
+  if (error != cudaSuccess)
+  {
+    cudaGetLastError();
+  }
+  return error;
 }
 
 cudaError_t
@@ -335,10 +339,6 @@ CudaEmulatedMemoryBackend::~CudaEmulatedMemoryBackend()
   {
     std::free(const_cast<void *>(allocation.first));
   }
-  for (auto & allocation : m_HostAllocations)
-  {
-    std::free(const_cast<void *>(allocation.first));
-  }
 }
 
 const CudaEmulatedMemoryBackend::Allocation *
@@ -365,64 +365,55 @@ CudaEmulatedMemoryBackend::GetBytesFrom(const void * pointer, size_t * bytes)
 }
 
 cudaError_t
-CudaEmulatedMemoryBackend::AllocateHost(void ** pointer, size_t bytes)
+CudaEmulatedMemoryBackend::RegisterHost(void * pointer, size_t bytes)
 {
   std::lock_guard<std::mutex> lock(m_Mutex);
-  *pointer = nullptr;
-  if (bytes > m_HostCapacity - m_LiveHostBytes)
+  if (pointer == nullptr || reinterpret_cast<uintptr_t>(pointer) % 4096 != 0 || m_PinnedHostRanges.count(pointer) != 0)
+  {
+    return cudaErrorInvalidValue; // cudaHostRegister wants page-aligned memory, registered once
+  }
+  if (bytes > m_PinnableHostCapacity - m_PinnedHostBytes)
   {
     return cudaErrorMemoryAllocation;
   }
-  // Page-aligned, as cudaHostAlloc's blocks are.
-  void * memory = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096 + (bytes == 0 ? 4096 : 0));
-  if (memory == nullptr)
-  {
-    return cudaErrorMemoryAllocation;
-  }
-  m_HostAllocations.emplace(memory, bytes);
-  m_LiveHostBytes += bytes;
-  *pointer = memory;
+  m_PinnedHostRanges.emplace(pointer, bytes);
+  m_PinnedHostBytes += bytes;
   return cudaSuccess;
 }
 
 cudaError_t
-CudaEmulatedMemoryBackend::FreeHost(void * pointer) noexcept
+CudaEmulatedMemoryBackend::UnregisterHost(void * pointer) noexcept
 {
-  if (pointer == nullptr)
-  {
-    return cudaSuccess;
-  }
   std::lock_guard<std::mutex> lock(m_Mutex);
-  const auto it = m_HostAllocations.find(pointer);
-  if (it == m_HostAllocations.end())
+  const auto                  it = m_PinnedHostRanges.find(pointer);
+  if (it == m_PinnedHostRanges.end())
   {
-    return cudaErrorInvalidValue;
+    return cudaErrorHostMemoryNotRegistered;
   }
-  m_LiveHostBytes -= it->second;
-  m_HostAllocations.erase(it);
-  std::free(pointer);
+  m_PinnedHostBytes -= it->second;
+  m_PinnedHostRanges.erase(it);
   return cudaSuccess;
 }
 
 size_t
-CudaEmulatedMemoryBackend::GetNumberOfLiveHostAllocations() const
+CudaEmulatedMemoryBackend::GetNumberOfPinnedHostRanges() const
 {
   std::lock_guard<std::mutex> lock(m_Mutex);
-  return m_HostAllocations.size();
+  return m_PinnedHostRanges.size();
 }
 
 size_t
-CudaEmulatedMemoryBackend::GetLiveHostBytes() const
+CudaEmulatedMemoryBackend::GetPinnedHostBytes() const
 {
   std::lock_guard<std::mutex> lock(m_Mutex);
-  return m_LiveHostBytes;
+  return m_PinnedHostBytes;
 }
 
 void
-CudaEmulatedMemoryBackend::SetHostCapacity(size_t bytes)
+CudaEmulatedMemoryBackend::SetPinnableHostCapacity(size_t bytes)
 {
   std::lock_guard<std::mutex> lock(m_Mutex);
-  m_HostCapacity = bytes;
+  m_PinnableHostCapacity = bytes;
 }
 
 const char *
