@@ -1560,8 +1560,9 @@ TimeSteps(size_t steps, unsigned int repeats, bool synchronize, TSequence && seq
  * GPU copy in place (untimed, after GetGPUBufferPointer()); and their sum.
  * Ceilings: the same steps on an itk::Image whose device buffer is cudaMalloc'd
  * in its upload step too, with cudaMemcpy from/to its pageable buffer.
- * Releasing the images and device buffers is untimed. The CudaImage's pinned
- * host buffers come from CudaHostMemoryPool (a note says how). */
+ * Releasing the images and device buffers is untimed. The CudaImage's host
+ * buffer is fresh memory too: CudaHostMemoryPool's cache is emptied before
+ * every run (a note says how the buffers were got). */
 void
 MeasureFirstUse(Results & results, unsigned long n, const Options & options)
 {
@@ -1601,7 +1602,8 @@ MeasureFirstUse(Results & results, unsigned long n, const Options & options)
   itk::CudaHostMemoryPool &           pool = itk::CudaHostMemoryPool::GetInstance();
   itk::CudaHostMemoryPool::Statistics poolBefore;
   const std::vector<Samples> cudaSteps = TimeSteps(4, options.repeats, true, [&](unsigned int run, auto && step) {
-    cuda = nullptr; // the previous run's image
+    cuda = nullptr;      // the previous run's image
+    pool.ReleaseCache(); // and its buffer: the next image's is fresh memory, as in a fresh process
     if (run == WarmUpRuns)
     {
       poolBefore = pool.GetStatistics();
@@ -1665,8 +1667,8 @@ MeasureFirstUse(Results & results, unsigned long n, const Options & options)
   results.AddNote("first use at " + shape + ": the CudaImages' host buffers of the " + std::to_string(options.repeats) +
                   " timed runs: " + std::to_string(poolAfter.CacheHits - poolBefore.CacheHits) +
                   " from the pool's cache, " +
-                  std::to_string(poolAfter.PinnedAllocations - poolBefore.PinnedAllocations) + " pinned anew, " +
-                  std::to_string(poolAfter.PinnedFallbacks - poolBefore.PinnedFallbacks) + " pageable fallbacks");
+                  std::to_string(poolAfter.PinnedAllocations - poolBefore.PinnedAllocations) + " pinned, " +
+                  std::to_string(poolAfter.PinnedFallbacks - poolBefore.PinnedFallbacks) + " failed pinnings");
 }
 
 /** The chain of the cold one-shot rows, all new: OneShotChainLength
