@@ -55,8 +55,8 @@ enum class CudaHostPinning
  *
  * Copies between the GPU and pinned (page-locked) host memory run at full
  * PCIe speed (55 GB/s on the H200), from pageable memory through the staged
- * copy at about 37 GB/s. But pinning new memory costs far more than one copy
- * (about 0.4 ms per MiB: 512 MiB take ~200 ms, against ~10 ms for the copy),
+ * copy at about 40 GB/s. But pinning new memory costs far more than one copy
+ * (0.2-0.4 ms per MiB: 512 MiB take 120-200 ms, against ~10 ms for the copy),
  * so by default a block is pinned only once it has been copied three times
  * (CudaHostPinning::OnReuse), and freed blocks are kept in a cache, pinned
  * or not, up to a byte limit, and reused for later allocations of about the
