@@ -17,6 +17,13 @@ if [[ $# -eq 0 ]]; then
   BUILD_DIR=$build_dir "$root/test/rtk/build.sh"
 fi
 
+# CudaCommon's library against ITK 5.4.7 from its release source, built as
+# ITK's PyPI wheels are (scripts/build-itk.sh, cached), and a downstream
+# project against that installation.
+if [[ $# -eq 0 ]]; then
+  "$root/scripts/test-itk-5.4.sh"
+fi
+
 # The Python package as users get it: pip install . (a wheel built by
 # scikit-build-core), then the Python tests against the installed package.
 if [[ $# -eq 0 ]]; then
