@@ -19,7 +19,10 @@
 #include "itkCudaImage.h"
 #include "itkCudaTestUtilities.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
+#include <utility>
 
 namespace
 {
@@ -277,6 +280,38 @@ TEST(CudaHostMemoryPoolFaults, RunningOutOfPinnedMemoryFallsBackToPageable)
   pool.ReleaseCache();
   EXPECT_EQ(backend->GetNumberOfPinnedHostRanges(), 0u);
   EXPECT_EQ(backend->GetPinnedHostBytes(), 0u);
+}
+
+// ITK_CUDA_HOST_PINNING is read when a pool is made: a pool of this test's
+// own, on the emulated backend (the same on machines with and without a GPU).
+TEST(CudaHostMemoryPoolEnvironment, PinningVariable)
+{
+  auto                           backend = std::make_shared<itk::CudaEmulatedMemoryBackend>();
+  itk::CudaMemoryBackendOverride use(backend);
+  const char *                   saved = std::getenv("ITK_CUDA_HOST_PINNING");
+  const std::string              restore = saved != nullptr ? saved : "";
+  const std::pair<const char *, itk::CudaHostPinning> settings[] = {
+    { "always", itk::CudaHostPinning::Always }, { "NEVER", itk::CudaHostPinning::Never },
+    { "Reuse", itk::CudaHostPinning::OnReuse }, { "", itk::CudaHostPinning::OnReuse },
+    { "sometimes", itk::CudaHostPinning::OnReuse } // with a warning
+  };
+  for (const auto & setting : settings)
+  {
+    setenv("ITK_CUDA_HOST_PINNING", setting.first, 1);
+    CudaHostMemoryPool pool;
+    EXPECT_EQ(pool.GetPinning(), setting.second) << "'" << setting.first << "'";
+    void * block = pool.Allocate(size_t{ 1 } << 20); // small: pinned at once unless never
+    EXPECT_EQ(pool.IsPinned(block), setting.second != itk::CudaHostPinning::Never) << "'" << setting.first << "'";
+    pool.Free(block);
+    pool.ReleaseCache();
+  }
+  unsetenv("ITK_CUDA_HOST_PINNING");
+  EXPECT_EQ(CudaHostMemoryPool().GetPinning(), itk::CudaHostPinning::OnReuse);
+  if (saved != nullptr)
+  {
+    setenv("ITK_CUDA_HOST_PINNING", restore.c_str(), 1);
+  }
+  EXPECT_EQ(backend->GetNumberOfPinnedHostRanges(), 0u);
 }
 
 TEST(CudaHostMemoryPoolWithoutDevice, EverythingIsPageable)
