@@ -15,6 +15,5 @@ fi
 cmake -S "$root" -B "$build_dir" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" \
-  -DCudaCommon_WRAP_PYTHON=ON \
-  -DPython_EXECUTABLE="$(command -v "${PYTHON:-python3}")"
+  -DCudaCommon_WRAP_PYTHON=OFF
 ninja -C "$build_dir" -j"${JOBS:-$(nproc)}" "$@"

@@ -7,6 +7,7 @@
 #
 # Usage: scripts/gpu-suite.sh [build-dir] [--bench] [--no-sanitizers | --sanitizers-only]
 #   --bench            also run the benchmark (with its two-GPU rows where there are two devices)
+#                      and the Python hand-off benchmark (bench/python_handoff.py)
 #   --no-sanitizers    tests, demo (and benchmark) only
 #   --sanitizers-only  compute-sanitizer only (to spread the suite over two device calls)
 # On a machine with two or more GPUs the two-GPU tests run too (they skip on one).
@@ -41,8 +42,13 @@ if [ -n "$tests" ]; then
 ctest --test-dir "$build" -E 'consumer|python|Benchmark.smoke' --output-on-failure -j1 > "$out/ctest.log" 2>&1 || status=1
 summary+=("ctest: $(grep -E 'tests passed|tests failed' "$out/ctest.log" | tail -n 1); skipped: $(grep -c 'Skipped' "$out/ctest.log")")
 
-if [ -d "$build/wrapping/python" ]; then
-  PYTHONPATH="$build/wrapping/python" python3 -m pytest -q -rs -p no:cacheprovider "$root/wrapping/test" \
+# The Python package and the parts of itk-core it runs with (stage-gpu-build.sh).
+pydir=
+if [ -f "$build/python.tar.xz" ]; then
+  pydir=$(mktemp -d)
+  tar -xJf "$build/python.tar.xz" -C "$pydir"
+  [ -f "$build/itkcudacommon-2.1.0.tar.xz" ] && export CUDACOMMON_ORIGINAL_TARBALL="$build/itkcudacommon-2.1.0.tar.xz"
+  PYTHONPATH="$pydir" python3 -m pytest -q -rs -p no:cacheprovider "$root/wrapping/test" \
     > "$out/pytest.log" 2>&1 || status=1
   summary+=("pytest: $(tail -n 1 "$out/pytest.log")")
 fi
@@ -75,6 +81,14 @@ if [ -n "$bench" ]; then
   "$build/bench/CudaCommonBenchmark" --sizes 256,512 --json "$out/bench.json" > "$out/bench.log" 2>&1 || rc=$?
   [ $rc -eq 0 ] || status=1
   summary+=("benchmark: exit $rc; table in bench.log")
+  if [ -n "$pydir" ]; then
+    rc=0
+    for run in 1 2 3; do  # three fresh processes: the first-use rows vary
+      PYTHONPATH="$pydir" python3 "$root/bench/python_handoff.py" >> "$out/handoff.log" 2>&1 || rc=$?
+    done
+    [ $rc -eq 0 ] || status=1
+    summary+=("Python hand-offs: exit $rc; tables in handoff.log")
+  fi
 fi
 
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"

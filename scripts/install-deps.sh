@@ -15,7 +15,7 @@ packages=(
   libfftw3-dev  # Debian's ITK headers include fftw3.h (FFT filters: the RTK compatibility build)
 )
 # Python packages the Python tests and `pip install .` need (PyPI).
-python_packages=(numpy pytest scikit-build-core "itk-core==5.4.*")
+python_packages=(numpy pytest scikit-build-core "itk-core==5.4.7")
 python_modules="numpy, pytest, scikit_build_core, itk"
 python=${PYTHON:-python3}
 

@@ -19,35 +19,296 @@
 #define itkPyCudaCommon_h
 
 /** \file itkPyCudaCommon.h
- * \brief The C++ layer under the Python package: type-erased handles on
- * CudaImage<P, D>, the square filter and the memory probe, with plain
- * argument types (strings, numbers, std::vector) that SWIG wraps as is.
- *
- * Pixel codes: UC SS US SI UI UL F D (dimensions 2, 3, 4) and VF2 VF3
- * (itk::Vector<float, N>, dimensions 2, 3).
- * Errors: itk::ExceptionObject becomes RuntimeError, std::invalid_argument
- * ValueError, std::out_of_range IndexError (see the SWIG interface).
+ * \brief What the SWIG module CudaCommonPython adds to the wrapped ITK
+ * classes themselves: sharing ITK's global state with the PyPI wheels,
+ * references handed to Python, the array interfaces of a CudaImage and
+ * device queries. Errors: itk::ExceptionObject becomes RuntimeError,
+ * std::invalid_argument ValueError, std::out_of_range IndexError.
  * \ingroup CudaCommon
  */
 
 #include <Python.h>
 
-#include "itkDataObject.h"
+#include "itkCudaImage.h"
+#include "itkMultiThreaderBase.h"
+#include "itkProcessObject.h"
 
+#include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace itk
 {
 namespace python
 {
+/** Make this module's copy of ITKCommon use the globals of the wheel's
+ * (itk._ITKCommonPython's SingletonIndex), as the wheel's own modules do, and
+ * keep them: factories, thread counts and the default threader are then one
+ * set per process. False with a Python error set when the wheel is missing. */
+bool
+AdoptWheelGlobals();
+
+/** A new T for Python: one reference, released by the proxy's destructor.
+ * Process objects are created with a threader this module can make (the
+ * wheel's default, TBB, is not compiled in here; see the .cxx). */
+template <typename T>
+T *
+NewReference()
+{
+  typename T::Pointer object;
+  if constexpr (std::is_base_of_v<ProcessObject, T>)
+  {
+    const auto previous = MultiThreaderBase::GetGlobalDefaultThreader();
+    const bool swap = previous == MultiThreaderBase::ThreaderEnum::TBB;
+    if (swap)
+    {
+      MultiThreaderBase::SetGlobalDefaultThreader(MultiThreaderBase::ThreaderEnum::Pool);
+    }
+    try
+    {
+      object = T::New();
+    }
+    catch (...)
+    {
+      if (swap)
+      {
+        MultiThreaderBase::SetGlobalDefaultThreader(previous);
+      }
+      throw;
+    }
+    if (swap)
+    {
+      MultiThreaderBase::SetGlobalDefaultThreader(previous);
+    }
+  }
+  else
+  {
+    object = T::New();
+  }
+  object->Register();
+  return object.GetPointer();
+}
+
+/** `object` with one more reference, for a proxy that releases it. */
+template <typename T>
+T *
+Reference(T * object)
+{
+  if (object != nullptr)
+  {
+    object->Register();
+  }
+  return object;
+}
+
+/** `object` as a T (a new reference); std::invalid_argument when it is not one. */
+template <typename T>
+T *
+CastReference(LightObject * object)
+{
+  if (object == nullptr)
+  {
+    return nullptr;
+  }
+  auto * cast = dynamic_cast<T *>(object);
+  if (cast == nullptr)
+  {
+    throw std::invalid_argument(std::string("cannot cast a ") + object->GetNameOfClass() + " to this type");
+  }
+  return Reference(cast);
+}
+
+/** Host access modes before a method of the wheel's itk.Image reads or writes
+ * the CPU buffer directly (FillBuffer, SetPixel, GetPixel, ... bypass the
+ * virtual GetBufferPointer()). */
+enum class HostAccess : int
+{
+  Read = 0,      ///< CPU copy made current
+  Write = 1,     ///< CPU copy made current, GPU copy stale
+  Overwrite = 2, ///< every pixel is written: CPU copy current without a download
+};
+
+template <typename TImage>
+void
+PrepareHostAccess(TImage * image, int mode)
+{
+  auto * manager = image->GetDataManager();
+  switch (static_cast<HostAccess>(mode))
+  {
+    case HostAccess::Read:
+      static_cast<const TImage *>(image)->GetBufferPointer();
+      break;
+    case HostAccess::Write:
+      manager->SetGPUBufferDirty();
+      break;
+    case HostAccess::Overwrite:
+      manager->GetCPUBufferPointerForOverwrite();
+      break;
+    default:
+      throw std::invalid_argument("host access mode: expected 0 (read), 1 (write) or 2 (overwrite)");
+  }
+}
+
+/** Type string of one pixel component, in the array interfaces' notation. */
+template <typename TComponent>
+constexpr const char *
+Typestr()
+{
+  if constexpr (std::is_floating_point_v<TComponent>)
+  {
+    return sizeof(TComponent) == 4 ? "<f4" : "<f8";
+  }
+  else if constexpr (sizeof(TComponent) == 1)
+  {
+    return std::is_signed_v<TComponent> ? "|i1" : "|u1";
+  }
+  else if constexpr (std::is_signed_v<TComponent>)
+  {
+    return sizeof(TComponent) == 2 ? "<i2" : (sizeof(TComponent) == 4 ? "<i4" : "<i8");
+  }
+  else
+  {
+    return sizeof(TComponent) == 2 ? "<u2" : (sizeof(TComponent) == 4 ? "<u4" : "<u8");
+  }
+}
+
+/** Shape of an image in C order (slowest axis first), the component axis last. */
+template <typename TImage>
+std::vector<long long>
+ArrayShape(const TImage * image)
+{
+  using Traits = NumericTraits<typename TImage::PixelType>;
+  const auto             size = image->GetBufferedRegion().GetSize();
+  std::vector<long long> shape;
+  for (unsigned int d = TImage::ImageDimension; d-- > 0;)
+  {
+    shape.push_back(static_cast<long long>(size[d]));
+  }
+  const unsigned int components = Traits::GetLength(typename TImage::PixelType{});
+  if (components > 1)
+  {
+    shape.push_back(components);
+  }
+  return shape;
+}
+
+/** Store `hold` (a device buffer's export hold) on the Python proxy `proxy`,
+ * once per buffer: the consumer of a view keeps the proxy, not a hold. */
+void
+KeepExportOnProxy(PyObject * proxy, std::shared_ptr<const void> hold);
+
+/** The dictionary of the CUDA Array Interface (version 3) over an exported
+ * device buffer; a new reference, or nullptr with a Python error set. */
+PyObject *
+MakeCudaArrayInterface(const CudaGPUBufferExport & view, const std::vector<long long> & shape, const char * typestr);
+
+/** `image.__cuda_array_interface__`: GPU copy made current, CPU copy stale
+ * (the consumer may write), the device buffer held by `proxy`. */
+template <typename TImage>
+PyObject *
+CudaArrayInterface(TImage * image, PyObject * proxy)
+{
+  using Component = typename NumericTraits<typename TImage::PixelType>::ValueType;
+  const auto shape = ArrayShape(image);
+  if (image->GetBufferedRegion().GetNumberOfPixels() == 0)
+  {
+    return MakeCudaArrayInterface(CudaGPUBufferExport{}, shape, Typestr<Component>());
+  }
+  CudaGPUBufferExport view = image->GetDataManager()->ExportGPUBuffer(true);
+  KeepExportOnProxy(proxy, view.Hold);
+  return MakeCudaArrayInterface(view, shape, Typestr<Component>());
+}
+
+/** A DLPack capsule of the device buffer (see itkPyDLPack.cxx). */
+PyObject *
+MakeDLPackCapsule(unsigned long long             pointer,
+                  int                            device,
+                  const std::vector<long long> & shape,
+                  const std::string &            typestr,
+                  bool                           versioned,
+                  bool                           readOnly,
+                  PyObject *                     owner,
+                  std::shared_ptr<const void>    hold);
+
+/** `image.__dlpack__()`: the capsule keeps `proxy` and the buffer alive until
+ * the consumer releases the tensor. */
+template <typename TImage>
+PyObject *
+ToDLPack(TImage * image, bool versioned, PyObject * proxy)
+{
+  using Component = typename NumericTraits<typename TImage::PixelType>::ValueType;
+  if (image->GetBufferedRegion().GetNumberOfPixels() == 0)
+  {
+    throw std::invalid_argument("__dlpack__: the image has no pixels (allocate it first)");
+  }
+  CudaGPUBufferExport view = image->GetDataManager()->ExportGPUBuffer(true);
+  return MakeDLPackCapsule(reinterpret_cast<uintptr_t>(view.Pointer),
+                           view.Device,
+                           ArrayShape(image),
+                           Typestr<Component>(),
+                           versioned,
+                           false,
+                           proxy,
+                           std::move(view.Hold));
+}
+
+/** Keeps a Python object alive from C++; the last reference is dropped with the GIL held. */
+std::shared_ptr<const void>
+KeepAlive(PyObject * owner);
+
+/** A new image over `pointer`, device memory of the image's size that `owner`
+ * keeps valid: the GPU copy is current, a CPU buffer is allocated when the
+ * host first reads. `size` is ITK's (fastest axis first). */
+template <typename TImage>
+TImage *
+ImageFromDevicePointer(unsigned long long pointer, const std::vector<unsigned long long> & size, PyObject * owner)
+{
+  if (pointer == 0)
+  {
+    throw std::invalid_argument("data: the device pointer is null");
+  }
+  if (size.size() != TImage::ImageDimension)
+  {
+    throw std::invalid_argument("size: expected " + std::to_string(TImage::ImageDimension) + " values, got " +
+                                std::to_string(size.size()));
+  }
+  typename TImage::SizeType itkSize;
+  for (unsigned int d = 0; d < TImage::ImageDimension; ++d)
+  {
+    itkSize[d] = static_cast<SizeValueType>(size[d]);
+  }
+  TImage * image = NewReference<TImage>();
+  try
+  {
+    image->SetRegions(itkSize);
+    auto *       manager = image->GetDataManager();
+    const size_t pixels = image->GetBufferedRegion().GetNumberOfPixels();
+    manager->SetBufferSize(pixels * sizeof(typename TImage::PixelType));
+    manager->SetCPUBufferPointer(nullptr);
+    manager->SetGPUBufferPointer(reinterpret_cast<void *>(static_cast<uintptr_t>(pointer)), KeepAlive(owner));
+    manager->SetCPUDirtyFlag(true);
+    manager->SetGPUDirtyFlag(false);
+  }
+  catch (...)
+  {
+    image->UnRegister();
+    throw;
+  }
+  return image;
+}
+
+/** Statistics of a data manager's copies, as a dict. */
+PyObject *
+TransferStatisticsDict(const CudaDataManager * manager);
+
 /** True when at least one usable CUDA device exists (never throws). */
 bool
 IsCudaAvailable();
 std::string
 CudaUnavailableReason();
-
 /** The calling thread's current CUDA device (0 without a device). */
 int
 CurrentDevice();
@@ -60,309 +321,19 @@ DefaultDevice();
 /** How many CUDA devices are visible (0 without a device or driver). */
 int
 DeviceCount();
-
 /** Make the legacy default stream, on which CudaCommon copies and launches,
  * wait for the work queued so far on `stream` (an external producer's). */
 void
 LegacyStreamWaitFor(unsigned long long stream);
-/** Make stream `waiter` (e.g. an external consumer's) wait for the work
- * queued so far on stream `producer` (e.g. an image's). Stream values as in
- * the array interfaces: 1 legacy default, 2 per-thread default, else a handle. */
+/** Make stream `waiter` wait for the work queued so far on stream
+ * `producer`. Stream values as in the array interfaces: 1 legacy default,
+ * 2 per-thread default, else a handle. */
 void
 StreamWaitFor(unsigned long long waiter, unsigned long long producer);
-
-/** Device of a device pointer; throws std::invalid_argument when `pointer`
- * is not device (or managed) memory. */
+/** Device of a device pointer; std::invalid_argument when `pointer` is not
+ * device (or managed) memory. */
 int
 DeviceOfPointer(unsigned long long pointer);
-
-/** Statistics of a data manager's copies. */
-struct TransferStatistics
-{
-  unsigned long long HostToDeviceCount{ 0 };
-  unsigned long long HostToDeviceBytes{ 0 };
-  unsigned long long DeviceToHostCount{ 0 };
-  unsigned long long DeviceToHostBytes{ 0 };
-  unsigned long long PeerCount{ 0 };
-  unsigned long long PeerBytes{ 0 };
-};
-
-class CudaDataManagerHandle;
-
-/** One CudaImage<P, D> of any supported type. */
-class CudaImageHandle
-{
-public:
-  CudaImageHandle(const std::string & pixelCode, unsigned int dimension);
-
-  std::string
-  GetPixelCode() const
-  {
-    return m_PixelCode;
-  }
-  unsigned int
-  GetImageDimension() const
-  {
-    return m_Dimension;
-  }
-  unsigned int
-  GetNumberOfComponentsPerPixel() const;
-  /** Bytes of one pixel component. */
-  unsigned int
-  GetComponentSize() const;
-
-  void
-  SetRegions(const std::vector<long long> & index, const std::vector<unsigned long long> & size);
-  std::vector<long long>
-  GetBufferedRegionIndex() const;
-  std::vector<unsigned long long>
-  GetBufferedRegionSize() const;
-  std::vector<long long>
-  GetLargestPossibleRegionIndex() const;
-  std::vector<unsigned long long>
-  GetLargestPossibleRegionSize() const;
-  std::vector<long long>
-  GetRequestedRegionIndex() const;
-  std::vector<unsigned long long>
-  GetRequestedRegionSize() const;
-
-  std::vector<double>
-  GetSpacing() const;
-  void
-  SetSpacing(const std::vector<double> & spacing);
-  std::vector<double>
-  GetOrigin() const;
-  void
-  SetOrigin(const std::vector<double> & origin);
-  /** Row-major, Dimension x Dimension. */
-  std::vector<double>
-  GetDirection() const;
-  void
-  SetDirection(const std::vector<double> & direction);
-
-  void
-  Allocate(bool initializePixels);
-  void
-  FillBuffer(const std::vector<double> & value);
-  std::vector<double>
-  GetPixel(const std::vector<long long> & index) const;
-  void
-  SetPixel(const std::vector<long long> & index, const std::vector<double> & value);
-  void
-  UpdateBuffers();
-  void
-  Modified();
-
-  /** Host pointer (CPU copy made current; the GPU copy marked stale when writable). */
-  unsigned long long
-  GetCPUBufferPointer(bool writable);
-  /** Device pointer (GPU copy made current; the CPU copy marked stale when writable). */
-  unsigned long long
-  GetGPUBufferPointer(bool writable);
-  /** Bytes of the pixel buffer (buffered region). */
-  unsigned long long
-  GetBufferSize() const;
-  /** Device of the GPU copy (the default device until chosen). */
-  int
-  GetDevice() const;
-  /** Move the image to `device`; see CudaDataManager::SetDevice(). */
-  void
-  SetDevice(int device);
-
-  /** Use `pointer`, `owner`'s host memory of GetBufferSize() bytes, as the
-   * CPU buffer without copying; `owner` is kept alive meanwhile. */
-  void
-  ImportHostBuffer(unsigned long long pointer, PyObject * owner);
-  /** Use `pointer`, `owner`'s device memory of GetBufferSize() bytes, as the
-   * GPU buffer without copying (it becomes the current copy; a CPU buffer is
-   * allocated when the host first reads); `owner` is kept alive meanwhile. */
-  void
-  ImportDeviceBuffer(unsigned long long pointer, PyObject * owner);
-
-  /** The image's stream (its data manager's) as an integer, for the array
-   * interfaces: copies and CudaCommon kernels on the image are queued there. */
-  unsigned long long
-  GetStream();
-
-  /** The device pointer for a view (the CUDA Array Interface): GPU copy made
-   * current (the CPU copy then stale when writable), and the device buffer
-   * held, never freed, released or moved, for as long as this handle lives,
-   * since the view's consumer keeps the Python image, not a hold of its own. */
-  unsigned long long
-  ExportGPUBuffer(bool writable);
-
-  /** A DLPack capsule of the device buffer (GPU copy made current, CPU copy
-   * then stale) that holds the buffer until the consumer releases the tensor. */
-  PyObject *
-  MakeDLPackCapsule(const std::vector<long long> & shape,
-                    const std::string &            typestr,
-                    bool                           versioned,
-                    PyObject *                     owner);
-
-  CudaDataManagerHandle
-  GetCudaDataManager() const;
-
-  std::string
-  ToString() const;
-
-  /** The ITK object (for other handles). */
-  DataObject *
-  GetDataObject() const
-  {
-    return m_Image.GetPointer();
-  }
-  /** A handle on an existing image of the given type. */
-  CudaImageHandle(const std::string & pixelCode, unsigned int dimension, DataObject * image);
-
-private:
-  template <typename F>
-  void
-  Visit(F && f) const;
-
-  std::string         m_PixelCode;
-  unsigned int        m_Dimension;
-  DataObject::Pointer m_Image;
-  // Holds on the device buffers handed out by ExportGPUBuffer(), one per allocation.
-  std::vector<std::shared_ptr<const void>> m_Views;
-};
-
-/** The CudaDataManager of an image. */
-class CudaDataManagerHandle
-{
-public:
-  explicit CudaDataManagerHandle(Object * manager);
-  void
-  SetCPUDirtyFlag(bool dirty);
-  void
-  SetGPUDirtyFlag(bool dirty);
-  bool
-  IsCPUBufferDirty() const;
-  bool
-  IsGPUBufferDirty() const;
-  void
-  SetCPUBufferDirty();
-  void
-  SetGPUBufferDirty();
-  void
-  UpdateCPUBuffer();
-  void
-  UpdateGPUBuffer();
-  bool
-  Update();
-  unsigned long long
-  GetBufferSize() const;
-  unsigned long long
-  GetGPUBufferSize() const;
-  unsigned long long
-  GetGPUBufferPointer();
-  unsigned long long
-  GetConstGPUBufferPointer();
-  unsigned long long
-  GetCPUBufferPointer();
-  unsigned long long
-  GetConstCPUBufferPointer();
-  bool
-  GetReleaseDirtyGPUBuffer() const;
-  void
-  SetReleaseDirtyGPUBuffer(bool release);
-  bool
-  GetConstCPUAccessReadOnly() const;
-  void
-  SetConstCPUAccessReadOnly(bool readOnly);
-  bool
-  IsGPUBufferExported() const;
-  TransferStatistics
-  GetTransferStatistics() const;
-  void
-  ResetTransferStatistics();
-
-private:
-  Object::Pointer m_Manager;
-};
-
-/** CudaSquareImageFilter<CudaImage<P, D>> for scalar pixel codes. */
-class CudaSquareImageFilterHandle
-{
-public:
-  CudaSquareImageFilterHandle(const std::string & pixelCode, unsigned int dimension);
-  void
-  SetInput(const CudaImageHandle & image);
-  void
-  Update();
-  CudaImageHandle
-  GetOutput() const;
-  void
-  SetInPlace(bool inPlace);
-  bool
-  GetInPlace() const;
-  void
-  SetGPUEnabled(bool enabled);
-  bool
-  GetGPUEnabled() const;
-  /** -1: the input's device. */
-  void
-  SetDevice(int device);
-  int
-  GetDevice() const;
-  /** See CudaSquareImageFilter::SetSplitDevices(). */
-  void
-  SetSplitDevices(const std::vector<int> & devices, const std::vector<double> & weights);
-  std::vector<int>
-  GetSplitDevices() const;
-  std::vector<double>
-  GetSplitWeights() const;
-  void
-  SetSplitAcrossAllDevices(bool all);
-  bool
-  GetSplitAcrossAllDevices() const;
-
-private:
-  std::string     m_PixelCode;
-  unsigned int    m_Dimension;
-  Object::Pointer m_Filter;
-};
-
-/** itk::CudaMemoryProbe. */
-class CudaMemoryProbeHandle
-{
-public:
-  CudaMemoryProbeHandle();
-  ~CudaMemoryProbeHandle();
-  void
-  Start();
-  void
-  Stop();
-  double
-  GetMean() const;
-  double
-  GetTotal() const;
-  unsigned long long
-  GetNumberOfStops() const;
-  std::string
-  GetType() const;
-  std::string
-  GetUnit() const;
-
-private:
-  struct Impl;
-  std::unique_ptr<Impl> m_Impl;
-};
-
-#ifndef SWIG
-/** DLPack: a capsule for a device buffer (versioned "dltensor_versioned" when
- * `versioned`, else "dltensor"). `owner` and `hold` (see CudaGPUBufferExport)
- * are kept until the consumer calls the deleter. Shape and strides are in
- * elements (C order). */
-PyObject *
-MakeDLPackCapsule(unsigned long long             pointer,
-                  int                            device,
-                  const std::vector<long long> & shape,
-                  const std::string &            typestr,
-                  bool                           versioned,
-                  bool                           readOnly,
-                  PyObject *                     owner,
-                  std::shared_ptr<const void>    hold);
-#endif
 
 /** Consume a DLPack capsule: returns (pointer, device_type, device_id,
  * shape, strides or None, typestr, read_only, owner); `owner` releases the

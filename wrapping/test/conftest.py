@@ -53,3 +53,22 @@ def collect():
         for _ in range(3):
             gc.collect()
     return run
+
+
+
+def needs_itk_module(name):
+    """Skip unless the itk wheel has the compiled module `name` (the GPU hosts
+    get a pruned itk-core, see scripts/stage-gpu-build.sh)."""
+    import pathlib
+
+    import itk
+
+    if not list(pathlib.Path(itk.__file__).parent.glob(f"_{name}Python.*")):
+        pytest.skip(f"the itk package here has no {name} module")
+
+
+def needs_template_type_errors():
+    """itk.TemplateTypeError's message lists the reader templates, which
+    loads ITK's IO modules: skip where the pruned itk-core lacks them."""
+    needs_itk_module("ITKIOImageBase")
+    needs_itk_module("ITKIOMeshBase")

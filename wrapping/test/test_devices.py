@@ -2,6 +2,7 @@
 """Several devices: the current device need not be the image's, and images
 move between devices device to device. The two-GPU tests skip elsewhere."""
 
+import itk
 import numpy as np
 import pytest
 
@@ -24,9 +25,17 @@ def test_device_helpers(gpu):
     assert icc.core.CurrentDevice() == count - 1
 
 
+def test_device_helpers_without_a_device():
+    if icc.IsCudaAvailable():
+        pytest.skip("a CUDA device is present; this covers machines without one")
+    assert icc.core.DeviceCount() == 0
+    with pytest.raises(ValueError, match="invalid CUDA device 0"):
+        icc.core.SetCurrentDevice(0)
+
+
 def make_image(value):
-    image = icc.CudaImage["F", 3].New()
-    image.SetRegions((33, 17, 9))
+    image = itk.CudaImage[itk.F, 3].New()
+    image.SetRegions([33, 17, 9])
     image.Allocate()
     image.FillBuffer(value)
     return image
@@ -61,7 +70,7 @@ def test_an_image_moves_device_to_device(two_gpus, cupy, collect):
     image.GetCudaDataManager().ResetTransferStatistics()
     image.SetDevice(1)
     stats = image.GetTransferStatistics()
-    assert stats["peer_count"] == 1 and stats["peer_bytes"] == 33 * 17 * 9 * 4
-    assert stats["host_to_device_count"] == 0 and stats["device_to_host_count"] == 0
+    assert stats["PeerCount"] == 1 and stats["PeerBytes"] == 33 * 17 * 9 * 4
+    assert stats["HostToDeviceCount"] == 0 and stats["DeviceToHostCount"] == 0
     assert image.__dlpack_device__() == (2, 1)
     np.testing.assert_array_equal(np.asarray(image).ravel(), np.arange(33 * 17 * 9, dtype=np.float32))

@@ -9,6 +9,7 @@ the GPU libraries, a device) is present, and is reported as skipped elsewhere.
 import pathlib
 import re
 
+import itk  # noqa: F401  (the examples use the itk package)
 import pytest
 
 import itk_cudacommon as icc

@@ -1,81 +1,128 @@
 # Copyright CudaCommon contributors. Licensed under the Apache License, Version 2.0.
-"""Zero-copy interop: NumPy and itk on any machine; CuPy, PyTorch and JAX on a GPU."""
+"""Interop: NumPy and itk on any machine; CuPy, PyTorch and JAX zero-copy on a GPU."""
 
 import random
+import subprocess
+import sys
 
+import itk
 import numpy as np
 import pytest
 
 import itk_cudacommon as icc
 
+CODES = {"VF3": itk.Vector[itk.F, 3], "VF2": itk.Vector[itk.F, 2], "F": itk.F, "UC": itk.UC, "SS": itk.SS,
+         "SI": itk.SI, "D": itk.D}
+
+
+def new_image(pixel, size, value=None):
+    image = itk.CudaImage[pixel, len(size)].New()
+    image.SetRegions(list(size))
+    image.Allocate()
+    if value is not None:
+        image.FillBuffer(value)
+    return image
+
 
 # --- host side (runs everywhere)
 
-def test_image_from_numpy_shares_memory():
+def test_image_from_numpy_copies_pixels_and_sets_geometry():
     array = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4)
-    image = icc.cuda_image_from_image(array, spacing=(0.5, 1.0, 2.0), origin=(1, 2, 3))
-    assert image.GetLargestPossibleRegion().GetSize() == (4, 3, 2)
-    assert image.GetSpacing() == (0.5, 1.0, 2.0)
-    assert image.GetOrigin() == (1.0, 2.0, 3.0)
+    image = icc.cuda_image_from_image(array, spacing=(0.5, 1.0, 2.0), origin=(1, 2, 3),
+                                      direction=np.diag([1.0, -1.0, 1.0]))
+    assert type(image) is itk.CudaImage[itk.F, 3]
+    assert tuple(image.GetLargestPossibleRegion().GetSize()) == (4, 3, 2)
+    assert tuple(image.GetSpacing()) == (0.5, 1.0, 2.0)
+    assert tuple(image.GetOrigin()) == (1.0, 2.0, 3.0)
+    assert np.array_equal(itk.array_from_matrix(image.GetDirection()), np.diag([1.0, -1.0, 1.0]))
     assert image.GetPixel((3, 2, 1)) == array[1, 2, 3]
+    np.testing.assert_array_equal(np.asarray(image), array)
+    # cuda_image_from_image copies (CudaImageFromImageFilter): no shared host memory.
+    assert not np.shares_memory(np.asarray(image), array)
     array[1, 2, 3] = -5.0
-    assert image.GetPixel((3, 2, 1)) == -5.0  # same memory
-    image.SetPixel((0, 0, 0), 9.0)
-    assert array[0, 0, 0] == 9.0
-    assert np.shares_memory(np.asarray(image), array)
+    assert image.GetPixel((3, 2, 1)) == 23.0
 
 
-def test_image_from_numpy_keeps_the_array_alive(collect):
-    image = icc.cuda_image_from_image(np.full((8, 8), 3, dtype=np.uint16))
+def test_image_from_a_temporary_numpy_array_outlives_it():
+    # Run apart: reading freed memory may crash the interpreter.
+    code = """if True:
+        import gc, numpy as np, itk, itk_cudacommon
+        image = itk.cuda_image_from_image(np.full((3, 5, 7, 9), 3.0, dtype=np.float32))
+        gc.collect()
+        other = np.full((3, 5, 7, 9), -1.0, dtype=np.float32)  # would reuse freed memory
+        square = itk.CudaSquareImageFilter.New(image)
+        square.Update()
+        result = np.asarray(square.GetOutput())
+        assert np.all(result == 9.0), (result.min(), result.max())
+    """
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_image_from_numpy_keeps_its_values(collect):
+    image = icc.cuda_image_from_image(itk.image_from_array(np.full((8, 8), 3, dtype=np.uint16)))
     collect()
     np.full((8, 8), 7, dtype=np.uint16)  # would reuse freed memory
+    assert type(image) is itk.CudaImage[itk.US, 2]
     assert np.all(np.asarray(image) == 3)
 
 
-def test_image_from_non_contiguous_numpy_copies():
+def test_image_from_non_contiguous_numpy():
     array = np.arange(24, dtype=np.float64).reshape(4, 6)[:, ::2]
     image = icc.cuda_image_from_image(array)
+    assert type(image) is itk.CudaImage[itk.D, 2]
     assert not np.shares_memory(np.asarray(image), array)
     np.testing.assert_array_equal(np.asarray(image), array)
 
 
+def test_image_from_numpy_errors():
+    with pytest.raises(ValueError, match="shape"):
+        icc.cuda_image_from_image(np.zeros((0, 4), dtype=np.float32))
+    with pytest.raises(ValueError, match="typestr"):
+        icc.cuda_image_from_image(np.zeros((4, 4), dtype=np.complex64))
+
+
 def test_vector_image_from_numpy():
     array = np.arange(3 * 4 * 3, dtype=np.float32).reshape(3, 4, 3)
-    image = icc.cuda_image_from_image(array, is_vector=True)
-    assert type(image) is icc.CudaImage["VF3", 2]
-    assert image.GetPixel((1, 2)) == tuple(array[2, 1])
+    source = itk.image_from_array(array, ttype=itk.Image[itk.Vector[itk.F, 3], 2])
+    image = icc.cuda_image_from_image(source)
+    assert type(image) is itk.CudaImage[itk.Vector[itk.F, 3], 2]
+    assert tuple(image.GetPixel((1, 2))) == tuple(array[2, 1])
+    np.testing.assert_array_equal(np.asarray(image), array)
+    image = icc.cuda_image_from_image(array, is_vector=True)  # straight from NumPy
+    assert type(image) is itk.CudaImage[itk.Vector[itk.F, 3], 2]
+    assert tuple(image.GetPixel((1, 2))) == tuple(array[2, 1])
     np.testing.assert_array_equal(np.asarray(image), array)
 
 
 def test_itk_round_trip():
-    itk = pytest.importorskip("itk")
     source = itk.image_from_array(np.arange(60, dtype=np.float32).reshape(3, 4, 5))
     source.SetSpacing([0.5, 0.25, 2.0])
     source.SetOrigin([1.0, 2.0, 3.0])
     image = icc.cuda_image_from_image(source)
-    assert image.GetSpacing() == (0.5, 0.25, 2.0)
-    assert image.GetOrigin() == (1.0, 2.0, 3.0)
+    assert tuple(image.GetSpacing()) == (0.5, 0.25, 2.0)
+    assert tuple(image.GetOrigin()) == (1.0, 2.0, 3.0)
+    # As in ITKCudaCommon: the CudaImage shares the itk.Image's pixel container.
     assert np.shares_memory(np.asarray(image), itk.array_view_from_image(source))
-    square = icc.CudaSquareImageFilter[type(image)].New()
+    del source
+    np.testing.assert_array_equal(np.asarray(image), np.arange(60, dtype=np.float32).reshape(3, 4, 5))
+    square = itk.CudaSquareImageFilter[type(image)].New()
     square.InPlaceOff()
     square.SetInput(image)
     square.Update()
     back = icc.image_from_cuda_image(square.GetOutput())
-    assert isinstance(back, itk.Image[itk.F, 3])
+    assert type(back) is itk.Image[itk.F, 3]
     np.testing.assert_array_equal(itk.array_view_from_image(back), np.arange(60, dtype=np.float32).reshape(3, 4, 5) ** 2)
     assert tuple(back.GetSpacing()) == (0.5, 0.25, 2.0)
+    assert tuple(back.GetOrigin()) == (1.0, 2.0, 3.0)
+    assert not np.shares_memory(itk.array_view_from_image(back), np.asarray(square.GetOutput()))
 
 
 def test_get_itk_type():
-    try:
-        import itk
-    except ImportError:
-        assert icc.get_itk_type("<f4") == "F"
-        assert icc.get_itk_type("|u1") == "UC"
-    else:
-        assert icc.get_itk_type("<f4") is itk.F
-        assert icc.get_itk_type("|u1") is itk.UC
-        assert icc.get_itk_type("<i2") is itk.SS
+    assert icc.get_itk_type("<f4") == "F" and getattr(itk, icc.get_itk_type("<f4")) is itk.F
+    assert icc.get_itk_type("|u1") == "UC"
+    assert icc.get_itk_type("<i2") == "SS"
+    assert itk.CudaCommon.get_itk_type("<f8") == "D"
     with pytest.raises(ValueError, match="typestr"):
         icc.get_itk_type("<c8")
 
@@ -125,9 +172,9 @@ def test_not_an_array():
         icc.cuda_image_from_cuda_array(FakeArray([("shape", (1,))]))
 
 
-def test_vector_needs_float32_and_2_or_3_components():
-    with pytest.raises(ValueError, match="vector pixels of 4"):
-        icc.cuda_image_from_cuda_array(FakeArray(interface(shape=(3, 4, 4))), is_vector=True)
+def test_vector_needs_float32_and_2_to_4_components():
+    with pytest.raises(ValueError, match="vector pixels of 5"):
+        icc.cuda_image_from_cuda_array(FakeArray(interface(shape=(3, 4, 5))), is_vector=True)
     with pytest.raises(ValueError, match="vector pixels of 3 x '<f8'"):
         icc.cuda_image_from_cuda_array(FakeArray(interface(shape=(3, 4, 3), typestr="<f8")), is_vector=True)
 
@@ -154,8 +201,8 @@ def test_fuzzed_interfaces_never_crash():
 # --- GPU: CuPy
 
 def test_cupy_view_of_an_image_is_zero_copy(cupy):
-    image = icc.CudaImage["F", 3].New()
-    image.SetRegions((7, 6, 5))
+    image = itk.CudaImage[itk.F, 3].New()
+    image.SetRegions([7, 6, 5])
     image.Allocate()
     image.FillBuffer(2.0)
     view = cupy.asarray(image)
@@ -172,12 +219,12 @@ def test_cupy_view_of_an_image_is_zero_copy(cupy):
 def test_a_view_outlives_a_non_const_access_through_a_graft(cupy):
     # In place, the filter grafts the image onto its output: both share one
     # device buffer, which a CPU write through the output would release.
-    image = icc.CudaImage["F", 3].New()
-    image.SetRegions((16, 8, 4))
+    image = itk.CudaImage[itk.F, 3].New()
+    image.SetRegions([16, 8, 4])
     image.Allocate()
     image.FillBuffer(2.0)
     view = cupy.asarray(image)
-    square = icc.CudaSquareImageFilter["F", 3].New()
+    square = itk.CudaSquareImageFilter[itk.CudaImage[itk.F, 3]].New()
     square.SetInput(image)
     square.InPlaceOn()
     square.Update()
@@ -195,8 +242,8 @@ def test_a_view_outlives_a_non_const_access_through_a_graft(cupy):
 
 
 def test_dlpack_views_hold_the_buffer_until_the_consumer_lets_go(torch, collect):
-    image = icc.CudaImage["F", 3].New()
-    image.SetRegions((16, 8, 4))
+    image = itk.CudaImage[itk.F, 3].New()
+    image.SetRegions([16, 8, 4])
     image.Allocate()
     image.FillBuffer(1.0)
     manager = image.GetCudaDataManager()
@@ -215,12 +262,59 @@ def test_dlpack_views_hold_the_buffer_until_the_consumer_lets_go(torch, collect)
 
 
 def test_const_cpu_access_read_only_is_an_opt_in():
-    image = icc.CudaImage["F", 2].New()
+    image = itk.CudaImage[itk.F, 2].New()
     manager = image.GetCudaDataManager()
     assert manager.GetConstCPUAccessReadOnly() is False
     manager.SetConstCPUAccessReadOnly(True)
     assert manager.GetConstCPUAccessReadOnly() is True
     assert manager.IsGPUBufferExported() is False
+
+
+def test_cupy_view_keeps_the_buffer_after_the_image_is_deleted(cupy, collect):
+    image = new_image(itk.F, (16, 8, 4), 2.0)
+    view = cupy.asarray(image)
+    pointer = view.data.ptr
+    del image
+    collect()
+    cupy.full((4, 8, 16), -1, dtype=cupy.float32)  # would land in freed memory
+    cupy.cuda.runtime.deviceSynchronize()
+    assert view.data.ptr == pointer
+    assert float(view.sum()) == 2.0 * 16 * 8 * 4
+    view += 1.0
+    assert bool(cupy.all(view == 3.0))
+
+
+def test_cupy_view_keeps_the_buffer_after_the_image_is_reallocated(cupy, collect):
+    image = new_image(itk.F, (16, 8, 4), 2.0)
+    view = cupy.asarray(image)
+    image.SetRegions([32, 16, 8])
+    image.Allocate()
+    image.FillBuffer(5.0)
+    again = cupy.asarray(image)
+    collect()
+    cupy.full((4, 8, 16), -1, dtype=cupy.float32)
+    cupy.cuda.runtime.deviceSynchronize()
+    assert again.shape == (8, 16, 32) and bool(cupy.all(again == 5.0))
+    assert float(view.sum()) == 2.0 * 16 * 8 * 4  # the old buffer, still valid
+
+
+def test_torch_view_keeps_the_buffer_after_the_image_is_deleted_or_reallocated(torch, collect):
+    image = new_image(itk.F, (16, 8, 4), 2.0)
+    tensor = torch.from_dlpack(image)
+    image.SetRegions([8, 8, 8])
+    image.Allocate()
+    image.FillBuffer(7.0)
+    collect()
+    torch.full((4, 8, 16), -1.0, device="cuda")
+    torch.cuda.synchronize()
+    assert float(tensor.sum()) == 2.0 * 16 * 8 * 4
+    second = torch.as_tensor(image, device="cuda")  # __cuda_array_interface__
+    del image
+    collect()
+    torch.full((8, 8, 8), -1.0, device="cuda")
+    torch.cuda.synchronize()
+    assert float(second.sum()) == 7.0 * 512
+    assert float(tensor.sum()) == 2.0 * 16 * 8 * 4
 
 
 def test_image_from_cupy_is_zero_copy_and_keeps_the_array_alive(cupy, collect):
@@ -241,12 +335,12 @@ def test_square_filter_on_a_cupy_array_writes_into_it(cupy):
     array = ((cupy.arange(16 * 32 * 24) % 17) - 8).astype(cupy.float32).reshape(16, 32, 24) / 2
     before = array.copy()
     image = icc.cuda_image_from_cuda_array(array)
-    square = icc.CudaSquareImageFilter[type(image)].New()  # in place: on the array's memory
+    square = itk.CudaSquareImageFilter[type(image)].New()  # in place: on the array's memory
     square.SetInput(image)
     square.Update()
     cupy.cuda.Stream.null.synchronize()
     assert bool(cupy.all(array == before * before))
-    assert square.GetOutput().GetTransferStatistics()["host_to_device_count"] == 0
+    assert square.GetOutput().GetTransferStatistics()["HostToDeviceCount"] == 0
 
 
 @pytest.mark.parametrize("code, shape, is_vector", [
@@ -256,7 +350,7 @@ def test_cupy_round_trip_keeps_type_and_shape(cupy, code, shape, is_vector):
     dtype = {"VF3": cupy.float32, "VF2": cupy.float32, "F": cupy.float32, "UC": cupy.uint8, "SS": cupy.int16}[code]
     array = (cupy.arange(int(np.prod(shape))) % 100).astype(dtype).reshape(shape)
     image = icc.cuda_image_from_cuda_array(array, is_vector=is_vector)
-    assert image.GetPixelCode() == code
+    assert type(image) is itk.CudaImage[CODES[code], len(shape) - (1 if is_vector else 0)]
     again = cupy.asarray(image)
     assert again.shape == shape and again.dtype == array.dtype
     assert again.data.ptr == array.data.ptr
@@ -289,7 +383,7 @@ def test_producer_stream_is_waited_for(cupy):
         for _ in range(20):
             array += 1.0  # queued on the producer's stream
         image = icc.cuda_image_from_cuda_array(array)  # CuPy reports its current stream
-    square = icc.CudaSquareImageFilter[type(image)].New()
+    square = itk.CudaSquareImageFilter[type(image)].New()
     square.InPlaceOff()
     square.SetInput(image)
     square.Update()
@@ -299,8 +393,8 @@ def test_producer_stream_is_waited_for(cupy):
 # --- GPU: PyTorch, through both protocols
 
 def test_torch_from_dlpack_is_zero_copy(torch):
-    image = icc.CudaImage["F", 2].New()
-    image.SetRegions((8, 4))
+    image = itk.CudaImage[itk.F, 2].New()
+    image.SetRegions([8, 4])
     image.Allocate()
     image.FillBuffer(1.5)
     tensor = torch.from_dlpack(image)
@@ -326,7 +420,7 @@ def test_image_from_torch_through_either_protocol(torch, collect):
         tensor = torch.arange(60, dtype=torch.int32, device="cuda").reshape(3, 4, 5)
         pointer = tensor.data_ptr()
         image = icc.cuda_image_from_cuda_array(wrap(tensor))
-        assert image.GetPixelCode() == "SI"
+        assert type(image) is itk.CudaImage[itk.SI, 3]
         assert image.GetCudaDataManager().GetConstGPUBufferPointer() == pointer
         del tensor
         collect()
@@ -336,8 +430,8 @@ def test_image_from_torch_through_either_protocol(torch, collect):
 
 
 def test_versioned_and_legacy_capsules(torch):
-    image = icc.CudaImage["D", 3].New()
-    image.SetRegions((3, 4, 5))
+    image = itk.CudaImage[itk.D, 3].New()
+    image.SetRegions([3, 4, 5])
     image.Allocate()
     image.FillBuffer(0.25)
     legacy = image.__dlpack__()
@@ -354,11 +448,11 @@ def test_versioned_and_legacy_capsules(torch):
 
 
 def test_consumer_stream_waits_for_the_image(torch):
-    image = icc.CudaImage["F", 3].New()
-    image.SetRegions((256, 256, 64))
+    image = itk.CudaImage[itk.F, 3].New()
+    image.SetRegions([256, 256, 64])
     image.Allocate()
     image.FillBuffer(3.0)
-    square = icc.CudaSquareImageFilter[type(image)].New()
+    square = itk.CudaSquareImageFilter[type(image)].New()
     square.SetInput(image)
     square.Update()  # the kernel may still run on the legacy stream
     stream = torch.cuda.Stream()
@@ -373,8 +467,8 @@ def test_consumer_stream_waits_for_the_image(torch):
 def test_jax_reads_an_image(jax):
     import jax.numpy as jnp
 
-    image = icc.CudaImage["F", 2].New()
-    image.SetRegions((6, 4))
+    image = itk.CudaImage[itk.F, 2].New()
+    image.SetRegions([6, 4])
     image.Allocate()
     image.FillBuffer(2.0)
     image.SetPixel((5, 3), 7.0)

@@ -1,23 +1,42 @@
 # Copyright CudaCommon contributors. Licensed under the Apache License, Version 2.0.
-"""itk_cudacommon: ITK images mirrored on the GPU, zero-copy with CuPy, PyTorch and JAX.
+"""itk_cudacommon: ITK images mirrored on the GPU, for ITK's PyPI wheels.
 
-    import itk_cudacommon as icc
-    image = icc.CudaImage['F', 3].New()
+    import itk
+    import itk_cudacommon
+    image = itk.CudaImage[itk.F, 3].New()      # an itk.Image[itk.F, 3]
     image.SetRegions([64, 64, 64]); image.Allocate(); image.FillBuffer(2.0)
-    array = cupy.asarray(image)              # a view, no copy
-    back = icc.cuda_image_from_cuda_array(array)
+    array = cupy.asarray(image)                # a view of the GPU copy, no copy
+    back = itk.cuda_image_from_cuda_array(array)
+    smoothed = itk.median_image_filter(image)  # any ITK filter takes it
 
-When the itk package is importable, `import itk_cudacommon` also makes
-itk.CudaImage, itk.cuda_image_from_cuda_array, itk.cuda_image_from_image and
-itk.CudaSquareImageFilter available.
+Importing the package registers its types in itk (itk.CudaImage,
+itk.CudaSquareImageFilter, itk.CudaImageFromImageFilter, ...) and the
+functions itk.cuda_image_from_cuda_array and itk.cuda_image_from_image; the
+module itk.CudaCommon holds them too, as in ITKCudaCommon's wheels.
 """
 
-from . import core
-from ._filters import CudaMemoryProbe, CudaSquareImageFilter
-from ._image import CudaDataManager, CudaImage, ImageRegion
-from ._interop import cuda_image_from_cuda_array, cuda_image_from_image, get_itk_type, image_from_cuda_image
+from ._itk import check_itk_version as _check_itk_version
+
+_check_itk_version()  # before the extension, which is compiled for one ITK release
+
+from . import CudaCommonPython as core  # noqa: E402
+from ._itk import check_swig_runtime as _check_swig_runtime  # noqa: E402
+from ._itk import register as _register  # noqa: E402
+
+_check_swig_runtime(core)
+from ._interop import (  # noqa: E402
+    cuda_image_from_cuda_array,
+    cuda_image_from_image,
+    get_itk_type,
+    image_from_cuda_image,
+)
 
 __version__ = core.GetVersion()
+
+CudaImage, CudaSquareImageFilter, CudaImageFromImageFilter = _register(
+    __name__, cuda_image_from_cuda_array, cuda_image_from_image, get_itk_type, image_from_cuda_image)
+CudaDataManager = core.itkCudaDataManager
+CudaMemoryProbe = core.itkCudaMemoryProbe
 
 
 def IsCudaAvailable():
@@ -33,10 +52,10 @@ def CudaUnavailableReason():
 __all__ = [
     "CudaDataManager",
     "CudaImage",
+    "CudaImageFromImageFilter",
     "CudaMemoryProbe",
     "CudaSquareImageFilter",
     "CudaUnavailableReason",
-    "ImageRegion",
     "IsCudaAvailable",
     "cuda_image_from_cuda_array",
     "cuda_image_from_image",
@@ -44,16 +63,3 @@ __all__ = [
     "image_from_cuda_image",
     "__version__",
 ]
-
-
-def _extend_itk():
-    try:
-        import itk
-    except ImportError:
-        return
-    for name in ("CudaImage", "cuda_image_from_cuda_array", "cuda_image_from_image", "CudaSquareImageFilter",
-                 "image_from_cuda_image"):
-        setattr(itk, name, globals()[name])
-
-
-_extend_itk()

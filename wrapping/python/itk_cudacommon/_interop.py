@@ -2,8 +2,7 @@
 """Zero-copy views between CudaImage and CuPy, PyTorch, JAX, NumPy and itk."""
 
 from . import core
-from ._image import CudaImage
-from ._types import COMPONENTS, TYPESTR, code_from_typestr, normalize_typestr
+from ._types import code_from_typestr, image_class_name, normalize_typestr
 
 # DLPack device types (dlpack.h).
 _DLPACK_CUDA = 2
@@ -12,14 +11,10 @@ _ITEMSIZE = {"|u1": 1, "|i1": 1, "<i2": 2, "<u2": 2, "<i4": 4, "<u4": 4, "<u8": 
 
 
 def get_itk_type(typestr):
-    """The ITK pixel type of values with this array type string: itk.F for '<f4'
-    when the itk package is installed, else the code 'F'."""
-    code = code_from_typestr(typestr)
-    try:
-        import itk
-    except ImportError:
-        return code
-    return getattr(itk, code)
+    """The name of the ITK pixel type of values with this array type string
+    ('F' for '<f4'; getattr(itk, name) is the type), as itk.CudaCommon.get_itk_type
+    of ITKCudaCommon's wheels."""
+    return code_from_typestr(typestr)
 
 
 def _expected_strides(shape, itemsize, keep_axes, components):
@@ -63,13 +58,10 @@ def _view(pointer, shape, typestr, strides, keep_axes, is_vector, owner):
     if any(n == 0 for n in shape):
         raise ValueError(f"shape: {shape} has no elements; a CudaImage cannot view an empty array")
     _check_layout(shape, strides, _ITEMSIZE[normalize_typestr(typestr)], keep_axes, components)
-    image_type = CudaImage[code, dimension]
-    image = image_type.New()
-    size = spatial if keep_axes else tuple(reversed(spatial))
-    image.SetRegions(size)
+    image_class = getattr(core, image_class_name(code, dimension))
     core.DeviceOfPointer(pointer)  # ValueError unless it is device memory
-    image._handle.ImportDeviceBuffer(pointer, owner)
-    return image
+    size = spatial if keep_axes else tuple(reversed(spatial))
+    return image_class._FromDevicePointer(pointer, size, owner)
 
 
 def _check_int_tuple(value, field, allow_negative=False):
@@ -154,11 +146,11 @@ def cuda_image_from_cuda_array(array, keep_axes=False, is_vector=False):
     C-order data as ITK does: shape (z, y, x) is image size (x, y, z);
     keep_axes=True keeps the axis order, which needs Fortran-ordered data.
     is_vector=True takes the last axis as the components of vector pixels
-    (2 or 3 float32). Non-contiguous arrays raise ValueError: copy them first.
+    (2 to 4 float32). Non-contiguous arrays raise ValueError: copy them first.
     A CudaImage given as `array` keeps its pixel type.
     """
-    if isinstance(array, CudaImage):
-        is_vector = COMPONENTS[array.GetPixelCode()] > 1
+    if hasattr(array, "_CudaArrayInterface"):  # a CudaImage keeps its pixel type
+        is_vector = array.GetNumberOfComponentsPerPixel() > 1
     if hasattr(array, "__cuda_array_interface__"):
         return _from_cuda_array_interface(array, keep_axes, is_vector)
     if hasattr(array, "__dlpack__") and hasattr(array, "__dlpack_device__"):
@@ -169,57 +161,45 @@ def cuda_image_from_cuda_array(array, keep_axes=False, is_vector=False):
 
 
 def cuda_image_from_image(image, spacing=None, origin=None, direction=None, is_vector=None):
-    """A CudaImage sharing the host memory of an itk.Image or a NumPy array.
+    """A CudaImage with the pixels and geometry of an itk.Image, or of a NumPy
+    array (C order: shape (z, y, x[, components]); spacing, origin and
+    direction may be given).
 
-    For an itk.Image the geometry is copied from it. For a NumPy array
-    (C order: shape (z, y, x[, components])) spacing, origin and direction
-    may be given. Memory is shared when the array is C-contiguous, writable
-    and of a CudaImage pixel type; otherwise the pixels are copied. The image
-    keeps the source alive.
+    An itk.Image is converted by itk.CudaImageFromImageFilter, as in
+    ITKCudaCommon's wheels: the CudaImage shares its pixel container (no copy;
+    the container lives as long as either image). A NumPy array is copied.
     """
+    import itk
+
+    if not (hasattr(image, "GetLargestPossibleRegion") and hasattr(image, "GetSpacing")):
+        import numpy
+
+        array = numpy.asarray(image)
+        if array.ndim == 0 or array.size == 0:
+            raise ValueError(f"shape: {array.shape} has no image axes or no elements")
+        components = array.shape[-1] if is_vector else 1
+        code = code_from_typestr(array.dtype.str, components)  # ValueError for a type CudaImage lacks
+        dimension = array.ndim - (1 if is_vector else 0)
+        image_class_name(code, dimension)  # ValueError for a dimension CudaImage lacks
+        pixel = itk.Vector[itk.F, components] if is_vector else getattr(itk, code)
+        image = itk.image_from_array(numpy.ascontiguousarray(array), ttype=itk.Image[pixel, dimension])
+    converter = itk.CudaImageFromImageFilter.New(image)
+    converter.Update()
+    result = converter.GetOutput()
+    result.DisconnectPipeline()
+    if spacing is not None:
+        result.SetSpacing(spacing)
+    if origin is not None:
+        result.SetOrigin(origin)
+    if direction is not None:
+        result.SetDirection(itk.matrix_from_array(_float_array(direction)))
+    return result
+
+
+def _float_array(values):
     import numpy
 
-    geometry = {}
-    if hasattr(image, "GetLargestPossibleRegion") and hasattr(image, "GetSpacing"):
-        import itk
-
-        array = itk.array_view_from_image(image)
-        if is_vector is None:
-            is_vector = image.GetNumberOfComponentsPerPixel() > 1
-        geometry = {
-            "spacing": tuple(image.GetSpacing()),
-            "origin": tuple(image.GetOrigin()),
-            "direction": itk.array_from_matrix(image.GetDirection()),
-        }
-        owner = (image, array)
-    else:
-        array = numpy.asarray(image)
-        owner = image
-    if spacing is not None:
-        geometry["spacing"] = spacing
-    if origin is not None:
-        geometry["origin"] = origin
-    if direction is not None:
-        geometry["direction"] = direction
-    is_vector = bool(is_vector)
-    if array.ndim == 0 or array.size == 0:
-        raise ValueError(f"shape: {array.shape} has no image axes or no elements")
-    components = array.shape[-1] if is_vector else 1
-    code = code_from_typestr(array.dtype.str, components)
-    if not (array.flags.c_contiguous and array.flags.writeable and array.dtype.str == TYPESTR[code]):
-        array = numpy.ascontiguousarray(array, dtype=numpy.dtype(TYPESTR[code]))
-        owner = array
-    spatial = array.shape[:-1] if is_vector else array.shape
-    result = CudaImage[code, len(spatial)].New()
-    result.SetRegions(tuple(reversed(spatial)))
-    result._handle.ImportHostBuffer(array.__array_interface__["data"][0], owner)
-    if "spacing" in geometry:
-        result.SetSpacing(geometry["spacing"])
-    if "origin" in geometry:
-        result.SetOrigin(geometry["origin"])
-    if "direction" in geometry:
-        result.SetDirection(geometry["direction"])
-    return result
+    return numpy.asarray(values, dtype=float)
 
 
 def image_from_cuda_image(cuda_image):

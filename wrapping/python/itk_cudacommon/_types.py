@@ -1,15 +1,10 @@
 # Copyright CudaCommon contributors. Licensed under the Apache License, Version 2.0.
-"""Pixel types: ITK codes, NumPy type strings and the keys users may write."""
+"""Pixel types of the wrapped CudaImage classes and their array type strings."""
 
-PIXEL_CODES = ("UC", "SS", "US", "SI", "UI", "UL", "F", "D", "VF2", "VF3")
-SCALAR_CODES = PIXEL_CODES[:8]
+from . import _wrapped
 
-# Dimensions each pixel type is available in.
-DIMENSIONS = {code: (2, 3, 4) for code in SCALAR_CODES}
-DIMENSIONS.update({"VF2": (2, 3), "VF3": (2, 3)})
-
-# Type string of one (component) value, in the array interface's notation.
-TYPESTR = {
+# Type string of one (component) value, in the array interfaces' notation.
+SCALAR_TYPESTR = {
     "UC": "|u1",
     "SS": "<i2",
     "US": "<u2",
@@ -18,33 +13,17 @@ TYPESTR = {
     "UL": "<u8",
     "F": "<f4",
     "D": "<f8",
-    "VF2": "<f4",
-    "VF3": "<f4",
 }
-COMPONENTS = {code: 1 for code in SCALAR_CODES}
-COMPONENTS.update({"VF2": 2, "VF3": 3})
+_SCALAR_BY_TYPESTR = {typestr: code for code, typestr in SCALAR_TYPESTR.items()}
 
-# Scalar codes by type string; '=' and native-order spellings map too.
-_SCALAR_BY_TYPESTR = {TYPESTR[code]: code for code in SCALAR_CODES}
 
-_ALIASES = {
-    "unsigned char": "UC",
-    "uint8": "UC",
-    "short": "SS",
-    "int16": "SS",
-    "unsigned short": "US",
-    "uint16": "US",
-    "int": "SI",
-    "int32": "SI",
-    "unsigned int": "UI",
-    "uint32": "UI",
-    "unsigned long": "UL",
-    "uint64": "UL",
-    "float": "F",
-    "float32": "F",
-    "double": "D",
-    "float64": "D",
-}
+def _pixel_code(class_name):
+    """'VF3' for itkCudaImageVF32 (pixel code, then the dimension's digit)."""
+    return class_name[len("itkCudaImage"):-1]
+
+
+# (pixel code, dimension) -> class name, for every wrapped image type.
+IMAGE_CLASSES = {(_pixel_code(name), int(name[-1])): name for name, _, _ in _wrapped.IMAGES}
 
 
 def normalize_typestr(typestr):
@@ -71,43 +50,18 @@ def code_from_typestr(typestr, components=1):
         raise ValueError(f"typestr: {typestr!r} has no CudaImage pixel type (known: {known})")
     if components == 1:
         return code
-    if code == "F" and components in (2, 3):
+    if code == "F" and (f"VF{components}", 2) in IMAGE_CLASSES:
         return f"VF{components}"
     raise ValueError(
         f"typestr: vector pixels of {components} x {typestr!r} are not available "
-        "(vector images hold 2 or 3 float32 components)")
+        "(vector images hold 2 to 4 float32 components)")
 
 
-def pixel_code(key):
-    """Normalize a pixel key: 'F', 'float', itk.F, itk.Vector[itk.F, 3], numpy.float32, ..."""
-    if isinstance(key, str):
-        if key in PIXEL_CODES:
-            return key
-        if key in _ALIASES:
-            return _ALIASES[key]
-        raise ValueError(f"unknown pixel type {key!r}: expected one of {', '.join(PIXEL_CODES)}")
-    short = getattr(key, "short_name", None)  # itk.F, itk.UC, ... (itkCType)
-    if isinstance(short, str) and short in PIXEL_CODES:
-        return short
-    name = getattr(key, "__name__", "")
-    if name.startswith("itkVector"):  # itk.Vector[itk.F, 3] is class itkVectorF3
-        code = "V" + name[len("itkVector"):]
-        if code in PIXEL_CODES:
-            return code
-    try:  # NumPy scalar types and dtypes
-        import numpy
-
-        dtype = numpy.dtype(key)
-        return code_from_typestr(dtype.str)
-    except (TypeError, ValueError, ImportError):
-        pass
-    raise ValueError(f"unknown pixel type {key!r}: expected one of {', '.join(PIXEL_CODES)} or an itk type")
-
-
-def check_dimension(code, dimension):
-    if not isinstance(dimension, int) or isinstance(dimension, bool):
-        raise TypeError(f"dimension: expected an int, got {dimension!r}")
-    if dimension not in DIMENSIONS[code]:
-        raise ValueError(
-            f"dimension {dimension} is not available for pixel type {code}: expected one of {DIMENSIONS[code]}")
-    return dimension
+def image_class_name(code, dimension):
+    """The CudaImage class for a pixel code and a dimension; ValueError if not wrapped."""
+    name = IMAGE_CLASSES.get((code, dimension))
+    if name is None:
+        dimensions = sorted(d for c, d in IMAGE_CLASSES if c == code)
+        raise ValueError(f"dimension {dimension} is not available for pixel type {code}: expected one of "
+                         f"{tuple(dimensions)}")
+    return name

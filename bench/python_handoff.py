@@ -1,0 +1,101 @@
+# Copyright CudaCommon contributors. Licensed under the Apache License, Version 2.0.
+"""Hand-off costs between itk.CudaImage and CuPy / PyTorch, next to the same
+hand-offs between CuPy and PyTorch, measured in one process.
+
+    python bench/python_handoff.py [--size 64] [--repeats 7] [--calls 2000]
+
+Each row is the host time of one call (time.perf_counter_ns over --calls
+calls, median of --repeats runs; the calls queue no GPU work, so no CUDA
+event could see them), with the range of the runs. The 'first' rows are one
+call each in this fresh process, on a fresh image: they include the first
+upload of the image to the GPU and the consumer's first-use costs.
+"""
+
+import argparse
+import statistics
+import sys
+import time
+
+
+def per_call(function, calls, repeats):
+    """Median and range over `repeats` runs of the time per call (µs)."""
+    runs = []
+    for _ in range(repeats):
+        start = time.perf_counter_ns()
+        for _ in range(calls):
+            function()
+        runs.append((time.perf_counter_ns() - start) / calls / 1e3)
+    return statistics.median(runs), min(runs), max(runs)
+
+
+def once(function):
+    start = time.perf_counter_ns()
+    result = function()
+    return (time.perf_counter_ns() - start) / 1e3, result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=64, help="edge of the float32 cube (default 64)")
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--calls", type=int, default=2000)
+    args = parser.parse_args()
+
+    t0 = time.perf_counter_ns()
+    import itk
+    import itk_cudacommon  # noqa: F401
+    import_ms = (time.perf_counter_ns() - t0) / 1e6
+    import cupy
+    import torch
+
+    n = args.size
+    first = []
+    image = itk.CudaImage[itk.F, 3].New()
+    image.SetRegions([n, n, n])
+    image.Allocate()
+    image.FillBuffer(1.0)
+    first.append(("first __cuda_array_interface__ read (allocates and uploads)",
+                  once(lambda: image.__cuda_array_interface__)[0]))
+    fresh = itk.CudaImage[itk.F, 3].New()
+    fresh.SetRegions([n, n, n])
+    fresh.Allocate()
+    fresh.FillBuffer(1.0)
+    first.append(("first torch.from_dlpack(image) (allocates and uploads)", once(lambda: torch.from_dlpack(fresh))[0]))
+    array = cupy.ones((n, n, n), dtype=cupy.float32)
+    tensor = torch.ones((n, n, n), dtype=torch.float32, device="cuda")
+    first.append(("first itk.cuda_image_from_cuda_array(cupy array)",
+                  once(lambda: itk.cuda_image_from_cuda_array(array))[0]))
+    first.append(("first itk.cuda_image_from_cuda_array(torch tensor)",
+                  once(lambda: itk.cuda_image_from_cuda_array(tensor))[0]))
+    cupy.cuda.Device().synchronize()
+
+    rows = [
+        ("image.__cuda_array_interface__", lambda: image.__cuda_array_interface__),
+        ("cupy.asarray(image)", lambda: cupy.asarray(image)),
+        ("torch.as_tensor(image, device='cuda')", lambda: torch.as_tensor(image, device="cuda")),
+        ("torch.from_dlpack(image)", lambda: torch.from_dlpack(image)),
+        ("cupy.from_dlpack(image)", lambda: cupy.from_dlpack(image)),
+        ("itk.cuda_image_from_cuda_array(cupy array)", lambda: itk.cuda_image_from_cuda_array(array)),
+        ("itk.cuda_image_from_cuda_array(torch tensor)", lambda: itk.cuda_image_from_cuda_array(tensor)),
+        ("reference: cupy_array.__cuda_array_interface__", lambda: array.__cuda_array_interface__),
+        ("reference: torch_tensor.__cuda_array_interface__", lambda: tensor.__cuda_array_interface__),
+        ("reference: torch.as_tensor(cupy array, device='cuda')", lambda: torch.as_tensor(array, device="cuda")),
+        ("reference: torch.from_dlpack(cupy array)", lambda: torch.from_dlpack(array)),
+        ("reference: cupy.from_dlpack(torch tensor)", lambda: cupy.from_dlpack(tensor)),
+        ("reference: cupy.asarray(torch tensor)", lambda: cupy.asarray(tensor)),
+    ]
+    print(f"# python {sys.version.split()[0]}, itk {itk.Version.GetITKVersion()}, itk_cudacommon "
+          f"{itk_cudacommon.__version__}, cupy {cupy.__version__}, torch {torch.__version__}, "
+          f"{torch.cuda.get_device_name()}")
+    print(f"# {n}^3 float32; {args.calls} calls x {args.repeats} runs; import itk + itk_cudacommon {import_ms:.0f} ms")
+    print("| hand-off | µs per call, median | range |")
+    print("|---|---:|---|")
+    for name, function in rows:
+        median, low, high = per_call(function, args.calls, args.repeats)
+        print(f"| {name} | {median:.2f} | {low:.2f}–{high:.2f} |")
+    for name, microseconds in first:
+        print(f"| {name} | {microseconds:.1f} | one call |")
+
+
+if __name__ == "__main__":
+    main()
