@@ -47,6 +47,7 @@ pydir=
 if [ -f "$build/python.tar.xz" ]; then
   pydir=$(mktemp -d)
   tar -xJf "$build/python.tar.xz" -C "$pydir"
+  python3 -m compileall -q -j 0 "$pydir" > /dev/null  # as pip install does: no compile on the first import
   [ -f "$build/itkcudacommon-2.1.0.tar.xz" ] && export CUDACOMMON_ORIGINAL_TARBALL="$build/itkcudacommon-2.1.0.tar.xz"
   PYTHONPATH="$pydir" python3 -m pytest -q -rs -p no:cacheprovider "$root/wrapping/test" \
     > "$out/pytest.log" 2>&1 || status=1

@@ -8,10 +8,19 @@
 # build-gpu-python/, and packed with the parts of PyPI's itk-core 5.4.7 that
 # the Python tests load into build-gpu/python.tar.xz.
 # Run scripts/gpu-suite.sh there afterwards.
+#   scripts/stage-gpu-build.sh [build-dir] [--python-only]
+# --python-only rebuilds and repacks the Python package only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build-gpu}
+build=build-gpu; python_only=
+for argument in "$@"; do
+  case "$argument" in
+    --python-only) python_only=1 ;;
+    *) build=$argument ;;
+  esac
+done
 python=${GPU_PYTHON:-$(ls -d /root/.pyenv/versions/3.12.*/bin/python3 | tail -n 1)}
+if [[ -z $python_only ]]; then
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DCudaCommon_WRAP_PYTHON=OFF >/dev/null
 rm -rf "$build/wrapping"  # the Python package is built below, against ITK 5.4.7
 ninja -C "$build"
@@ -21,6 +30,7 @@ rm -rf "$build/runtime"  # never keep a stale copy of our own library there
   "$build/bench/CudaCommonBenchmark" "$build"/src/libCudaCommon.so
 rm -f "$build"/runtime/libCudaCommon.so*  # the build's own copy is used (LD_LIBRARY_PATH)
 find "$build" -name '*.o' -delete
+fi
 
 # The Python package, and the wheels it runs with, for the GPU host's Python.
 pybuild=$PWD/${build}-python
@@ -42,7 +52,7 @@ cp -r "$pybuild/build/wrapping/python/itk_cudacommon" "$stage/"
 # 48 MB compressed, over the carry limit): ITKCommon, ITKPyBase,
 # ITKBridgeNumPy and ITKImageFilterBase keep their libraries; tests that need
 # another module skip where it is absent.
-cp -r "$site/itk" "$site/itk_core.libs" "$site"/itk_core-*.dist-info "$stage/"
+cp -r "$site/itk" "$site/itkConfig.py" "$site/itk_core.libs" "$site"/itk_core-*.dist-info "$stage/"
 find "$stage/itk" -name '_*Python.abi3.so' \
   ! -name '_ITKCommonPython.abi3.so' ! -name '_ITKPyBasePython.abi3.so' \
   ! -name '_ITKBridgeNumPyPython.abi3.so' ! -name '_ITKImageFilterBasePython.abi3.so' -delete

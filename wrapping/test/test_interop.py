@@ -301,7 +301,7 @@ def test_cupy_view_keeps_the_buffer_after_the_image_is_reallocated(cupy, collect
 def test_torch_view_keeps_the_buffer_after_the_image_is_deleted_or_reallocated(torch, collect):
     image = new_image(itk.F, (16, 8, 4), 2.0)
     tensor = torch.from_dlpack(image)
-    image.SetRegions([8, 8, 8])
+    image.SetRegions([8, 8, 9])  # a new size: new storage, as ITK's Allocate() gives
     image.Allocate()
     image.FillBuffer(7.0)
     collect()
@@ -311,10 +311,23 @@ def test_torch_view_keeps_the_buffer_after_the_image_is_deleted_or_reallocated(t
     second = torch.as_tensor(image, device="cuda")  # __cuda_array_interface__
     del image
     collect()
-    torch.full((8, 8, 8), -1.0, device="cuda")
+    torch.full((9, 8, 8), -1.0, device="cuda")
     torch.cuda.synchronize()
-    assert float(second.sum()) == 7.0 * 512
+    assert float(second.sum()) == 7.0 * 576
     assert float(tensor.sum()) == 2.0 * 16 * 8 * 4
+
+
+def test_a_view_follows_the_image_through_a_same_size_allocate(torch):
+    """Allocate() again at the same size keeps the buffer (ITK reuses its
+    pixel container so): a view still shows the image's pixels."""
+    image = new_image(itk.F, (16, 8, 4), 2.0)
+    tensor = torch.from_dlpack(image)
+    image.SetRegions([16, 8, 4])
+    image.Allocate()
+    image.FillBuffer(7.0)
+    torch.as_tensor(image, device="cuda")  # uploads the new pixels
+    torch.cuda.synchronize()
+    assert float(tensor.sum()) == 7.0 * 512
 
 
 def test_image_from_cupy_is_zero_copy_and_keeps_the_array_alive(cupy, collect):
