@@ -72,3 +72,13 @@ def needs_template_type_errors():
     loads ITK's IO modules: skip where the pruned itk-core lacks them."""
     needs_itk_module("ITKIOImageBase")
     needs_itk_module("ITKIOMeshBase")
+
+
+def make_image(pixel=None, dimension=3, size=(4, 5, 6)):
+    """A new, allocated itk.CudaImage[pixel (default itk.F), dimension] of `size`."""
+    import itk
+
+    image = itk.CudaImage[itk.F if pixel is None else pixel, dimension].New()
+    image.SetRegions(list(size))
+    image.Allocate()
+    return image

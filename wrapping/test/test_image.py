@@ -9,17 +9,11 @@ import numpy as np
 import pytest
 
 import itk_cudacommon as icc
+from conftest import make_image as make
 from conftest import needs_template_type_errors
 
 NO_TRANSFERS = {"HostToDeviceCount": 0, "HostToDeviceBytes": 0, "DeviceToHostCount": 0, "DeviceToHostBytes": 0,
                 "PeerCount": 0, "PeerBytes": 0}
-
-
-def make(pixel=itk.F, dimension=3, size=(4, 5, 6)):
-    image = itk.CudaImage[pixel, dimension].New()
-    image.SetRegions(list(size))
-    image.Allocate()
-    return image
 
 
 def test_version_matches_the_cpp_library():

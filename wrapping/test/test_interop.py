@@ -10,15 +10,14 @@ import numpy as np
 import pytest
 
 import itk_cudacommon as icc
+from conftest import make_image
 
 CODES = {"VF3": itk.Vector[itk.F, 3], "VF2": itk.Vector[itk.F, 2], "F": itk.F, "UC": itk.UC, "SS": itk.SS,
          "SI": itk.SI, "D": itk.D}
 
 
 def new_image(pixel, size, value=None):
-    image = itk.CudaImage[pixel, len(size)].New()
-    image.SetRegions(list(size))
-    image.Allocate()
+    image = make_image(pixel, len(size), size)
     if value is not None:
         image.FillBuffer(value)
     return image

@@ -10,15 +10,9 @@ import numpy as np
 import pytest
 
 import itk_cudacommon as icc
+from conftest import make_image as make
 from conftest import needs_itk_module
 from itk_cudacommon import _wrapped
-
-
-def make(pixel=itk.F, dimension=3, size=(4, 5, 6)):
-    image = itk.CudaImage[pixel, dimension].New()
-    image.SetRegions(list(size))
-    image.Allocate()
-    return image
 
 
 def ramp():
