@@ -20,7 +20,9 @@ python_modules="numpy, pytest, scikit_build_core, itk"
 python=${PYTHON:-python3}
 
 install_python_packages() {
-  if "$python" -c "import $python_modules" 2>/dev/null; then
+  # itk-core must be the release the Python package is compiled against.
+  if "$python" -c "import $python_modules; from importlib.metadata import version; assert version('itk-core') == '5.4.7'" \
+    2>/dev/null; then
     echo "install-deps: Python packages present (${python_packages[*]})"
   else
     echo "install-deps: installing Python packages ${python_packages[*]}"
