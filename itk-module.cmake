@@ -1,16 +1,18 @@
 # Module description for ITK's module system (used when CudaCommon is built
 # inside an ITK source tree or as an external module of an ITK build tree).
-get_filename_component(MY_CURRENT_DIR "${CMAKE_CURRENT_LIST_FILE}" PATH)
-file(READ "${MY_CURRENT_DIR}/README.md" DOCUMENTATION)
+set(DOCUMENTATION "ITK images mirrored on the GPU (itk::CudaImage), and base classes of CUDA filters, \
+see README.md.")
 
 itk_module(CudaCommon
+  ENABLE_SHARED
   DEPENDS
     ITKCommon
     ITKImageIntensity
   TEST_DEPENDS
-    ITKTestKernel
     ITKGoogleTest
     ITKImageIntensity
+    ITKIOImageBase
+    ITKIOMeta
     ITKSmoothing
   DESCRIPTION
     "${DOCUMENTATION}"

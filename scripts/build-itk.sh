@@ -2,13 +2,13 @@
 # Builds ITK from a release source into a cached build tree and prints the
 # build tree's path (the ITK_DIR to configure against) as its last line.
 #
-#   scripts/build-itk.sh [--source TARBALL|DIR] [--profile python] [--module NAME]...
+#   scripts/build-itk.sh [--source TARBALL|DIR] [--profile python|module] [--module NAME]...
 #
 # --source   an ITK release tarball (with or without a top-level folder) or an
 #            unpacked source tree; default: ../shared/deps/itk-5.4.7.tar.xz
 #            beside the checkout (CI's copy; a user downloads the same release
 #            from ITK's GitHub releases, InsightToolkit-5.4.7.tar.gz).
-# --profile  python (the default and only one so far): what the Python
+# --profile  python (the default): what the Python
 #            extension compiles in, built as ITK's PyPI wheels 5.4.x are:
 #            static libraries with position-independent code; the wheels'
 #            ABI settings (ITK_LEGACY_REMOVE=ON, ITK_FUTURE_LEGACY_REMOVE=OFF,
@@ -17,6 +17,10 @@
 #            ../shared/notes/python-itk-abi-feasibility.md); no TBB, no
 #            wrapping, no testing; only ITKCommon and ITKImageFilterBase
 #            (ITKGroup_Core=OFF: the Core group alone would add 20 IO modules).
+#            module: a shared-library ITK build tree for CudaCommon as an
+#            ITK module (scripts/test-itk-module.sh): ITKCommon,
+#            ITKImageIntensity, ITKSmoothing, ITKIOImageBase, ITKIOMeta and
+#            ITKGoogleTest on the system's GoogleTest (207 s cold here).
 # --module   enable one more ITK module (repeatable).
 #
 # The tree is kept under ${CUDACOMMON_ITK_CACHE:-$HOME/.cache/cudacommon-itk},
@@ -39,10 +43,16 @@ while (($#)); do
     *) echo "build-itk.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-if [[ $profile != python ]]; then
-  echo "build-itk.sh: unknown profile '$profile' (known: python)" >&2
-  exit 2
-fi
+case $profile in
+  python) ;;
+  module)
+    # An ITK build tree for CudaCommon as an ITK module (issue 15): shared
+    # libraries, what the module and its tests need, system GoogleTest.
+    modules+=(ITKImageIntensity ITKSmoothing ITKIOImageBase ITKIOMeta ITKGoogleTest) ;;
+  *)
+    echo "build-itk.sh: unknown profile '$profile' (known: python, module)" >&2
+    exit 2 ;;
+esac
 
 options=(
   -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}"
@@ -60,6 +70,9 @@ options=(
   -DITK_USE_FLOAT_SPACE_PRECISION=OFF
   -DModule_ITKTBB=OFF
 )
+if [[ $profile == module ]]; then
+  options=("${options[@]/-DBUILD_SHARED_LIBS=OFF/-DBUILD_SHARED_LIBS=ON}" -DITK_USE_SYSTEM_GOOGLETEST=ON)
+fi
 for module in $(printf '%s\n' "${modules[@]}" | sort -u); do
   options+=("-DModule_$module=ON")
 done

@@ -24,6 +24,14 @@ if [[ $# -eq 0 ]]; then
   "$root/scripts/test-itk-5.4.sh"
 fi
 
+# CudaCommon as a classic ITK module of ITK 5.4.7: built with ITKModuleExternal
+# against an ITK build tree (cached) with its CTest suite, and in ITK's
+# Modules/Remote; the consumer finds it through find_package(ITK COMPONENTS
+# CudaCommon) on both routes.
+if [[ $# -eq 0 ]]; then
+  "$root/scripts/test-itk-module.sh"
+fi
+
 # The Python package as users get it: pip install . (a wheel built by
 # scikit-build-core), then the Python tests against the installed package.
 if [[ $# -eq 0 ]]; then
