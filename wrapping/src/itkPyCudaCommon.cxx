@@ -21,9 +21,12 @@
 #include "itkObjectFactoryBase.h"
 #include "itkSingleton.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
+#include <cstdlib>
 #include <sstream>
+#include <tuple>
 
 namespace itk
 {
@@ -51,14 +54,6 @@ PyObject *
 Interned(const char * text)
 {
   return PyUnicode_InternFromString(text);
-}
-
-const char exportCapsuleName[] = "cudacommon.gpu_buffer_hold";
-
-void
-DeleteHoldCapsule(PyObject * capsule)
-{
-  delete static_cast<std::shared_ptr<const void> *>(PyCapsule_GetPointer(capsule, exportCapsuleName));
 }
 
 /** The CUDA Array Interface's "descr" for a type string, made once per type. */
@@ -123,56 +118,58 @@ KeepAlive(PyObject * owner)
   });
 }
 
-void
-KeepExportOnProxy(PyObject * proxy, std::shared_ptr<const void> hold)
+namespace
 {
-  if (hold == nullptr)
-  {
-    return;
-  }
+/** What a CudaImage's Python object keeps of its exports (in a capsule
+ * attribute): the holds, one per allocation, and the last interface. */
+struct ProxyExports
+{
+  std::vector<std::shared_ptr<const void>> Holds;
+  PyObject *                               Interface{ nullptr };
+  const void *                             Pointer{ nullptr };
+  cudaStream_t                             Stream{ nullptr };
+  std::vector<long long>                   Shape;
+
+  ~ProxyExports() { Py_XDECREF(Interface); }
+};
+
+const char proxyExportsName[] = "cudacommon.proxy_exports";
+
+void
+DeleteProxyExports(PyObject * capsule)
+{
+  delete static_cast<ProxyExports *>(PyCapsule_GetPointer(capsule, proxyExportsName));
+}
+
+/** The exports of `proxy`, made on first use; nullptr with a Python error set. */
+ProxyExports *
+ExportsOf(PyObject * proxy)
+{
   static PyObject * key = Interned("_cuda_exports");
-  PyObject *        holds = PyObject_GetAttr(proxy, key);
-  if (holds == nullptr)
-  {
-    PyErr_Clear();
-    holds = PyList_New(0);
-    if (holds == nullptr || PyObject_SetAttr(proxy, key, holds) < 0)
-    {
-      Py_XDECREF(holds);
-      throw std::runtime_error("cannot keep the exported device buffer on the image's Python object");
-    }
-  }
-  // A hold's address is its allocation's: one hold per buffer, however often it is exported.
-  const Py_ssize_t count = PyList_GET_SIZE(holds);
-  for (Py_ssize_t i = 0; i < count; ++i)
-  {
-    auto * held = static_cast<std::shared_ptr<const void> *>(
-      PyCapsule_GetPointer(PyList_GET_ITEM(holds, i), exportCapsuleName));
-    if (held != nullptr && held->get() == hold.get())
-    {
-      Py_DECREF(holds);
-      return;
-    }
-  }
-  auto *     stored = new std::shared_ptr<const void>(std::move(hold));
-  PyObject * capsule = PyCapsule_New(stored, exportCapsuleName, &DeleteHoldCapsule);
+  PyObject *        capsule = PyObject_GetAttr(proxy, key);
   if (capsule == nullptr)
   {
-    delete stored;
-    Py_DECREF(holds);
-    throw std::runtime_error("cannot keep the exported device buffer on the image's Python object");
+    PyErr_Clear();
+    auto * exports = new ProxyExports;
+    capsule = PyCapsule_New(exports, proxyExportsName, &DeleteProxyExports);
+    if (capsule == nullptr)
+    {
+      delete exports;
+      return nullptr;
+    }
+    if (PyObject_SetAttr(proxy, key, capsule) < 0)
+    {
+      Py_DECREF(capsule);
+      return nullptr;
+    }
   }
-  const int appended = PyList_Append(holds, capsule);
-  Py_DECREF(capsule);
-  Py_DECREF(holds);
-  if (appended < 0)
-  {
-    throw std::runtime_error("cannot keep the exported device buffer on the image's Python object");
-  }
+  auto * exports = static_cast<ProxyExports *>(PyCapsule_GetPointer(capsule, proxyExportsName));
+  Py_DECREF(capsule); // the proxy's attribute keeps it
+  return exports;
 }
 
 PyObject *
-MakeCudaArrayInterface(const CudaGPUBufferExport & view, const std::vector<long long> & shape, const char * typestr)
+BuildCudaArrayInterface(const CudaGPUBufferExport & view, const std::vector<long long> & shape, const char * typestr)
 {
   static PyObject * shapeKey = Interned("shape");
   static PyObject * typestrKey = Interned("typestr");
@@ -191,8 +188,6 @@ MakeCudaArrayInterface(const CudaGPUBufferExport & view, const std::vector<long 
   {
     PyTuple_SET_ITEM(shapeTuple, static_cast<Py_ssize_t>(d), PyLong_FromLongLong(shape[d]));
   }
-  // Stream values of the interface: 1 is the legacy default stream (0 is not allowed).
-  const auto stream = reinterpret_cast<uintptr_t>(view.Stream);
   PyObject * values[] = {
     shapeTuple,
     PyUnicode_FromString(typestr),
@@ -200,8 +195,7 @@ MakeCudaArrayInterface(const CudaGPUBufferExport & view, const std::vector<long 
     Py_BuildValue("(KO)", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(view.Pointer)), Py_False),
     PyLong_FromLong(3),
     (Py_INCREF(Py_None), Py_None),
-    view.Pointer == nullptr ? (Py_INCREF(Py_None), Py_None)
-                            : PyLong_FromUnsignedLongLong(stream == 0 ? 1 : static_cast<unsigned long long>(stream)),
+    view.Pointer == nullptr ? (Py_INCREF(Py_None), Py_None) : PyLong_FromUnsignedLongLong(StreamValue(view.Stream)),
   };
   PyObject * keys[] = { shapeKey, typestrKey, descrKey, dataKey, versionKey, stridesKey, streamKey };
   PyObject * dict = PyDict_New();
@@ -217,6 +211,236 @@ MakeCudaArrayInterface(const CudaGPUBufferExport & view, const std::vector<long 
     return nullptr;
   }
   return dict;
+}
+} // namespace
+
+unsigned long long
+StreamValue(cudaStream_t stream)
+{
+  // Stream values of the array interfaces: 1 is the legacy default stream (0 is not allowed).
+  const auto value = reinterpret_cast<uintptr_t>(stream);
+  return value == 0 ? 1 : static_cast<unsigned long long>(value);
+}
+
+PyObject *
+CudaArrayInterfaceOf(const CudaGPUBufferExport & view,
+                     const std::vector<long long> & shape,
+                     const char *                   typestr,
+                     PyObject *                     proxy)
+{
+  if (view.Pointer == nullptr)
+  {
+    return BuildCudaArrayInterface(view, shape, typestr);
+  }
+  if (proxy == nullptr)
+  {
+    throw std::invalid_argument("the image's Python object is needed to hold its exported buffer");
+  }
+  ProxyExports * exports = ExportsOf(proxy);
+  if (exports == nullptr)
+  {
+    return nullptr;
+  }
+  if (exports->Interface != nullptr && exports->Pointer == view.Pointer && exports->Stream == view.Stream &&
+      exports->Shape == shape && !exports->Holds.empty() && exports->Holds.back().get() == view.Hold.get())
+  {
+    return PyDict_Copy(exports->Interface); // the consumer may change its copy
+  }
+  // A hold's address is its allocation's: one hold per buffer, however often it is exported.
+  if (std::none_of(exports->Holds.begin(), exports->Holds.end(), [&](const auto & held) {
+        return held.get() == view.Hold.get();
+      }))
+  {
+    exports->Holds.push_back(view.Hold);
+  }
+  else if (exports->Holds.back().get() != view.Hold.get())
+  {
+    // Keep the current allocation last, where the cache check looks.
+    auto current = std::find_if(exports->Holds.begin(), exports->Holds.end(), [&](const auto & held) {
+      return held.get() == view.Hold.get();
+    });
+    std::rotate(current, current + 1, exports->Holds.end());
+  }
+  PyObject * interface = BuildCudaArrayInterface(view, shape, typestr);
+  if (interface == nullptr)
+  {
+    return nullptr;
+  }
+  Py_XDECREF(exports->Interface);
+  exports->Interface = interface;
+  exports->Pointer = view.Pointer;
+  exports->Stream = view.Stream;
+  exports->Shape = shape;
+  return PyDict_Copy(interface);
+}
+
+namespace
+{
+struct ArrayImageKey
+{
+  std::string  Typestr;
+  unsigned int Components;
+  unsigned int Dimension;
+  bool
+  operator<(const ArrayImageKey & other) const
+  {
+    return std::tie(Typestr, Components, Dimension) < std::tie(other.Typestr, other.Components, other.Dimension);
+  }
+};
+
+std::map<ArrayImageKey, ImageFromPointerFunction> &
+ArrayImageTypes()
+{
+  static std::map<ArrayImageKey, ImageFromPointerFunction> types;
+  return types;
+}
+
+/** A Python int that is not a bool, in [minimum, 2^64). */
+bool
+IsIntAtLeast(PyObject * value, unsigned long long minimum, unsigned long long & result)
+{
+  if (value == nullptr || !PyLong_Check(value) || PyBool_Check(value))
+  {
+    return false;
+  }
+  result = PyLong_AsUnsignedLongLong(value);
+  if (result == static_cast<unsigned long long>(-1) && PyErr_Occurred())
+  {
+    PyErr_Clear();
+    return false;
+  }
+  return result >= minimum;
+}
+
+/** The interface entry `key` (a borrowed reference; nullptr when absent). */
+PyObject *
+Entry(PyObject * interface, const char * key)
+{
+  return PyDict_GetItemString(interface, key);
+}
+} // namespace
+
+void
+RegisterArrayImageType(const char * typestr, unsigned int components, unsigned int dimension, ImageFromPointerFunction make)
+{
+  ArrayImageTypes()[ArrayImageKey{ typestr, components, dimension }] = make;
+}
+
+PyObject *
+FastImageFromCudaArray(PyObject * array, bool keepAxes, bool isVector)
+{
+  static PyObject * interfaceName = Interned("__cuda_array_interface__");
+  if (keepAxes)
+  {
+    Py_RETURN_NONE;
+  }
+  PyObject * interface = PyObject_GetAttr(array, interfaceName);
+  if (interface == nullptr)
+  {
+    PyErr_Clear();
+    Py_RETURN_NONE;
+  }
+  // The dictionary stays alive through `array` while it is read (and its
+  // entries through it); released on every path below.
+  std::unique_ptr<PyObject, void (*)(PyObject *)> interfaceReference(interface, [](PyObject * o) { Py_DECREF(o); });
+  if (!PyDict_CheckExact(interface))
+  {
+    Py_RETURN_NONE;
+  }
+  unsigned long long version = 0;
+  PyObject *         shape = Entry(interface, "shape");
+  PyObject *         typestr = Entry(interface, "typestr");
+  PyObject *         data = Entry(interface, "data");
+  PyObject *         strides = Entry(interface, "strides");
+  PyObject *         mask = Entry(interface, "mask");
+  PyObject *         stream = Entry(interface, "stream");
+  if (!IsIntAtLeast(Entry(interface, "version"), 0, version) || version > 3 || shape == nullptr ||
+      !PyTuple_CheckExact(shape) || typestr == nullptr || !PyUnicode_Check(typestr) || data == nullptr ||
+      !PyTuple_CheckExact(data) || PyTuple_GET_SIZE(data) != 2 || PyTuple_GET_ITEM(data, 1) != Py_False ||
+      (mask != nullptr && mask != Py_None))
+  {
+    Py_RETURN_NONE;
+  }
+  unsigned long long pointer = 0;
+  unsigned long long streamValue = 0;
+  if (!IsIntAtLeast(PyTuple_GET_ITEM(data, 0), 1, pointer) ||
+      (stream != nullptr && stream != Py_None && !IsIntAtLeast(stream, 1, streamValue)))
+  {
+    Py_RETURN_NONE;
+  }
+  const Py_ssize_t                axes = PyTuple_GET_SIZE(shape);
+  std::vector<unsigned long long> extents(static_cast<size_t>(axes));
+  for (Py_ssize_t a = 0; a < axes; ++a)
+  {
+    if (!IsIntAtLeast(PyTuple_GET_ITEM(shape, a), 1, extents[a]) || extents[a] >= (1ULL << 63))
+    {
+      Py_RETURN_NONE;
+    }
+  }
+  const char * type = PyUnicode_AsUTF8(typestr);
+  if (type == nullptr)
+  {
+    PyErr_Clear();
+    Py_RETURN_NONE;
+  }
+  const unsigned int components = isVector && axes > 0 ? static_cast<unsigned int>(extents.back()) : 1;
+  const Py_ssize_t   spatial = isVector ? axes - 1 : axes;
+  const auto         found = ArrayImageTypes().find(ArrayImageKey{ type, components, static_cast<unsigned int>(spatial) });
+  if (spatial < 1 || found == ArrayImageTypes().end())
+  {
+    Py_RETURN_NONE;
+  }
+  if (strides != nullptr && strides != Py_None)
+  {
+    // Only C order is taken here (the item size is the typestr's digits).
+    if (!PyTuple_CheckExact(strides) || PyTuple_GET_SIZE(strides) != axes)
+    {
+      Py_RETURN_NONE;
+    }
+    unsigned long long step = std::strtoull(type + 2, nullptr, 10);
+    for (Py_ssize_t a = axes; a-- > 0;)
+    {
+      PyObject * given = PyTuple_GET_ITEM(strides, a);
+      if (!PyLong_Check(given) || PyBool_Check(given))
+      {
+        Py_RETURN_NONE;
+      }
+      const long long value = PyLong_AsLongLong(given);
+      if (value == -1 && PyErr_Occurred())
+      {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+      }
+      if (extents[a] > 1 && static_cast<unsigned long long>(value) != step)
+      {
+        Py_RETURN_NONE;
+      }
+      step *= extents[a];
+    }
+  }
+  try
+  {
+    DeviceOfPointer(pointer);
+  }
+  catch (const std::invalid_argument &)
+  {
+    Py_RETURN_NONE; // not device memory: the Python function says so
+  }
+  std::vector<unsigned long long> size;
+  if (isVector)
+  {
+    size.assign(extents.rbegin() + 1, extents.rend());
+  }
+  else
+  {
+    size.assign(extents.rbegin(), extents.rend());
+  }
+  PyObject * image = found->second(pointer, size, array);
+  if (image != nullptr && streamValue > 1)
+  {
+    LegacyStreamWaitFor(streamValue); // our work must follow the producer's
+  }
+  return image;
 }
 
 PyObject *

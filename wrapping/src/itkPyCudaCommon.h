@@ -195,15 +195,20 @@ ArrayShape(const TImage * image)
   return shape;
 }
 
-/** Store `hold` (a device buffer's export hold) on the Python proxy `proxy`,
- * once per buffer: the consumer of a view keeps the proxy, not a hold. */
 void
-KeepExportOnProxy(PyObject * proxy, std::shared_ptr<const void> hold);
+StreamWaitFor(unsigned long long waiter, unsigned long long producer);
 
-/** The dictionary of the CUDA Array Interface (version 3) over an exported
- * device buffer; a new reference, or nullptr with a Python error set. */
+/** The CUDA Array Interface (version 3) dictionary of an exported device
+ * buffer (an empty image: `view` without pointer), a new reference or nullptr
+ * with a Python error set. The export's hold is kept on the Python object
+ * `proxy`, once per allocation (the consumer of a view keeps the object, not
+ * a hold), with the last dictionary: asked again for the same buffer, shape
+ * and stream, the interface is a copy of it. */
 PyObject *
-MakeCudaArrayInterface(const CudaGPUBufferExport & view, const std::vector<long long> & shape, const char * typestr);
+CudaArrayInterfaceOf(const CudaGPUBufferExport & view,
+                     const std::vector<long long> & shape,
+                     const char *                   typestr,
+                     PyObject *                     proxy);
 
 /** `image.__cuda_array_interface__`: GPU copy made current, CPU copy stale
  * (the consumer may write), the device buffer held by `proxy`. */
@@ -215,11 +220,9 @@ CudaArrayInterface(TImage * image, PyObject * proxy)
   const auto shape = ArrayShape(image);
   if (image->GetBufferedRegion().GetNumberOfPixels() == 0)
   {
-    return MakeCudaArrayInterface(CudaGPUBufferExport{}, shape, Typestr<Component>());
+    return CudaArrayInterfaceOf(CudaGPUBufferExport{}, shape, Typestr<Component>(), proxy);
   }
-  CudaGPUBufferExport view = image->GetDataManager()->ExportGPUBuffer(true);
-  KeepExportOnProxy(proxy, view.Hold);
-  return MakeCudaArrayInterface(view, shape, Typestr<Component>());
+  return CudaArrayInterfaceOf(image->GetDataManager()->ExportGPUBuffer(true), shape, Typestr<Component>(), proxy);
 }
 
 /** A DLPack capsule of the device buffer (see itkPyDLPack.cxx). */
@@ -233,18 +236,27 @@ MakeDLPackCapsule(unsigned long long             pointer,
                   PyObject *                     owner,
                   std::shared_ptr<const void>    hold);
 
+/** An array-interface stream value (1: legacy default stream) of a stream. */
+unsigned long long
+StreamValue(cudaStream_t stream);
+
 /** `image.__dlpack__()`: the capsule keeps `proxy` and the buffer alive until
- * the consumer releases the tensor. */
+ * the consumer releases the tensor; the consumer's `stream` (-1: none) is
+ * made to wait for the work queued on the image's stream. */
 template <typename TImage>
 PyObject *
-ToDLPack(TImage * image, bool versioned, PyObject * proxy)
+ToDLPack(TImage * image, bool versioned, long long stream, PyObject * proxy)
 {
   using Component = typename NumericTraits<typename TImage::PixelType>::ValueType;
   if (image->GetBufferedRegion().GetNumberOfPixels() == 0)
   {
-    throw std::invalid_argument("__dlpack__: the image has no pixels (allocate it first)");
+    throw std::invalid_argument("__dlpack__: the image has no pixels (set its regions and allocate it first)");
   }
   CudaGPUBufferExport view = image->GetDataManager()->ExportGPUBuffer(true);
+  if (stream != -1)
+  {
+    StreamWaitFor(static_cast<unsigned long long>(stream), StreamValue(view.Stream));
+  }
   return MakeDLPackCapsule(reinterpret_cast<uintptr_t>(view.Pointer),
                            view.Device,
                            ArrayShape(image),
@@ -299,6 +311,34 @@ ImageFromDevicePointer(unsigned long long pointer, const std::vector<unsigned lo
   }
   return image;
 }
+
+/** Makes the Python object of a new image over device memory (see
+ * ImageFromDevicePointer()); defined per type in the SWIG module. */
+using ImageFromPointerFunction = PyObject * (*)(unsigned long long                      pointer,
+                                                const std::vector<unsigned long long> & size,
+                                                PyObject *                              owner);
+
+/** Make `make` the image type FastImageFromCudaArray() picks for arrays of
+ * `typestr` values with `components` per pixel (1: scalars) in `dimension`
+ * dimensions. */
+void
+RegisterArrayImageType(const char * typestr, unsigned int components, unsigned int dimension, ImageFromPointerFunction make);
+
+template <typename TImage>
+void
+RegisterArrayImageType(ImageFromPointerFunction make)
+{
+  using Pixel = typename TImage::PixelType;
+  using Component = typename NumericTraits<Pixel>::ValueType;
+  RegisterArrayImageType(Typestr<Component>(), NumericTraits<Pixel>::GetLength(Pixel{}), TImage::ImageDimension, make);
+}
+
+/** itk.cuda_image_from_cuda_array(array) in one call for the common case: a
+ * __cuda_array_interface__ dictionary with a C-contiguous layout of a
+ * registered type on device memory (keep_axes false). Py_None for anything
+ * else: the Python function then checks everything and says what is wrong. */
+PyObject *
+FastImageFromCudaArray(PyObject * array, bool keepAxes, bool isVector);
 
 /** Statistics of a data manager's copies, as a dict. */
 PyObject *

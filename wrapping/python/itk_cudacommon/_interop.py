@@ -151,6 +151,9 @@ def cuda_image_from_cuda_array(array, keep_axes=False, is_vector=False):
     """
     if hasattr(array, "_CudaArrayInterface"):  # a CudaImage keeps its pixel type
         is_vector = array.GetNumberOfComponentsPerPixel() > 1
+    image = core._FastImageFromCudaArray(array, keep_axes, is_vector)  # the common case, in one call
+    if image is not None:
+        return image
     if hasattr(array, "__cuda_array_interface__"):
         return _from_cuda_array_interface(array, keep_axes, is_vector)
     if hasattr(array, "__dlpack__") and hasattr(array, "__dlpack_device__"):

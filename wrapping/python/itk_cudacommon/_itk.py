@@ -18,9 +18,6 @@ import itertools
 
 from . import _wrapped
 
-# DLPack device type of CUDA memory (dlpack.h).
-DLPACK_CUDA = 2
-
 _READ, _WRITE, _OVERWRITE = 0, 1, 2
 
 
@@ -89,8 +86,6 @@ def _image_methods(cls, base):
         self._PrepareHostAccess(_WRITE)
         return base.GetPixelContainer(self, *args)
 
-    def __dlpack_device__(self):
-        return (DLPACK_CUDA, self.GetCudaDataManager().GetDevice())
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule of the device buffer (versioned when the consumer's
@@ -100,22 +95,15 @@ def _image_methods(cls, base):
         the image and its device buffer until the consumer releases it."""
         if copy:
             raise BufferError("copy=True: CudaImage exports its device buffer without copying")
-        device = self.__dlpack_device__()
-        if dl_device is not None and tuple(dl_device) != device:
-            raise BufferError(f"dl_device {tuple(dl_device)} requested; the image is on {device}")
+        if dl_device is not None and tuple(dl_device) != self._DLPackDevice():
+            raise BufferError(f"dl_device {tuple(dl_device)} requested; the image is on {self._DLPackDevice()}")
         if stream is None:
             stream = 1
         if stream != -1 and (not isinstance(stream, int) or isinstance(stream, bool) or stream == 0):
             raise ValueError(f"stream: expected None, -1, 1, 2 or a CUDA stream handle, got {stream!r}")
         if self._BufferBytes() == 0:
             raise BufferError("the image has no pixels (set its regions and allocate it first)")
-        versioned = max_version is not None and tuple(max_version)[0] >= 1
-        capsule = self._DLPack(versioned)
-        if stream != -1:
-            from . import core
-
-            core.StreamWaitFor(stream, self.GetCudaDataManager().GetStream())
-        return capsule
+        return self._DLPack(max_version is not None and tuple(max_version)[0] >= 1, stream)
 
     def GetDevice(self):
         """The CUDA device of the GPU copy (the default device until chosen)."""
@@ -132,11 +120,15 @@ def _image_methods(cls, base):
     for function in (FillBuffer, SetPixel, GetPixel, GetPixelContainer):
         function.__doc__ = (f"{base.__name__}.{function.__name__}, after the CPU copy is brought up to date "
                             "(and the GPU copy marked stale when it writes).")
-    for function in (FillBuffer, SetPixel, GetPixel, GetPixelContainer, __dlpack_device__, __dlpack__, GetDevice,
-                     SetDevice, GetTransferStatistics):
+    for function in (FillBuffer, SetPixel, GetPixel, GetPixelContainer, __dlpack__, GetDevice, SetDevice,
+                     GetTransferStatistics):
         setattr(cls, function.__name__, function)
+    cls.__dlpack_device__ = cls.__dict__["_DLPackDevice"]  # the method wrapper, which binds
+    # The property calls the module's function itself (no method wrapper in between).
+    from . import core
+
     cls.__cuda_array_interface__ = property(
-        cls._CudaArrayInterface,
+        getattr(core._CudaCommonPython, f"{cls.__name__}__CudaArrayInterface"),
         doc="CUDA Array Interface, version 3: GPU copy made current, CPU copy stale (the consumer may write). "
             "'stream' is the image's, on which its copies and kernels are queued. The image's Python object "
             "holds the device buffer: it is never freed, released or moved while the object lives, and the "
