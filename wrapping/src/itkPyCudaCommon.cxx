@@ -17,6 +17,7 @@
  *=========================================================================*/
 #include "itkPyCudaCommon.h"
 
+#include "itkCudaMemoryBackend.h"
 #include "itkCudaUtil.h"
 #include "itkObjectFactoryBase.h"
 #include "itkSingleton.h"
@@ -534,25 +535,22 @@ StreamWaitFor(unsigned long long waiter, unsigned long long producer)
 int
 DeviceOfPointer(unsigned long long pointer)
 {
-  if (!itk::IsCudaAvailable())
+  // Through the memory backend (the CUDA runtime's cudaPointerGetAttributes;
+  // the emulated backend's allocations in tests).
+  const auto backend = CudaMemoryBackend::GetDefault();
+  if (!backend->IsDeviceAvailable())
   {
     throw std::runtime_error("no CUDA device is available (" + itk::CudaUnavailableReason() + ")");
   }
-  cudaPointerAttributes attributes{};
-  const cudaError_t     error =
-    cudaPointerGetAttributes(&attributes, reinterpret_cast<const void *>(static_cast<uintptr_t>(pointer)));
-  if (error != cudaSuccess)
-  {
-    cudaGetLastError();
-  }
-  if (error != cudaSuccess ||
-      (attributes.type != cudaMemoryTypeDevice && attributes.type != cudaMemoryTypeManaged))
+  int device = -1;
+  if (backend->GetPointerDevice(reinterpret_cast<const void *>(static_cast<uintptr_t>(pointer)), &device) !=
+      cudaSuccess)
   {
     std::ostringstream message;
     message << "data: 0x" << std::hex << pointer << " is not CUDA device memory";
     throw std::invalid_argument(message.str());
   }
-  return attributes.device;
+  return device;
 }
 
 } // namespace python

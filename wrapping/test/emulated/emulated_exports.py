@@ -37,7 +37,6 @@ def test_interface_makes_the_gpu_copy_current_and_holds_the_buffer():
     again = img.__cuda_array_interface__
     assert again == interface and again is not interface
     assert img.GetTransferStatistics()["HostToDeviceCount"] == 1  # nothing to copy the second time
-    assert len(img._cuda_exports) == 1  # one hold per allocation
 
 
 def test_a_new_allocation_gets_a_hold_of_its_own_and_the_old_one_stays():
@@ -48,7 +47,16 @@ def test_a_new_allocation_gets_a_hold_of_its_own_and_the_old_one_stays():
     img.FillBuffer(1.0)
     second = img.__cuda_array_interface__["data"][0]
     assert second != first
-    assert len(img._cuda_exports) == 2
+    # The first buffer is still allocated (a view of it stays valid) while the image's object lives.
+    assert icc.core.DeviceOfPointer(first) == img.GetDevice()
+    del img
+    import gc
+
+    gc.collect()
+    with pytest.raises(ValueError, match="not CUDA device memory"):
+        icc.core.DeviceOfPointer(first)
+    with pytest.raises(ValueError, match="not CUDA device memory"):
+        icc.core.DeviceOfPointer(second)
 
 
 def test_a_cpu_write_through_numpy_is_uploaded_at_the_next_export():
@@ -102,3 +110,59 @@ def test_dlpack_argument_errors():
         img.__dlpack__(stream=0)
     with pytest.raises(BufferError, match="no pixels"):
         itk.CudaImage[itk.F, 2].New().__dlpack__()
+
+
+class Interface:
+    """An object with a given __cuda_array_interface__ (and the image it views, kept alive)."""
+
+    def __init__(self, owner, **changes):
+        self.owner = owner
+        self.__cuda_array_interface__ = dict(owner.__cuda_array_interface__, **changes)
+
+
+def test_an_image_from_an_interface_views_its_memory():
+    source = image(size=(4, 5, 6), value=3.0)
+    view = itk.cuda_image_from_cuda_array(source)
+    assert type(view) is itk.CudaImage[itk.F, 3]
+    assert tuple(view.GetBufferedRegion().GetSize()) == (4, 5, 6)
+    pointer = source.GetCudaDataManager().GetConstGPUBufferPointer()
+    assert view.GetCudaDataManager().GetConstGPUBufferPointer() == pointer
+    assert view.GetPixel([1, 2, 3]) == 3.0  # downloaded from the shared buffer
+    other = itk.cuda_image_from_cuda_array(Interface(source, strides=(80, 16, 4)))  # C order given explicitly
+    assert other.GetCudaDataManager().GetConstGPUBufferPointer() == pointer
+    del source
+    assert other.GetPixel([3, 4, 5]) == 3.0  # the interface's owner is kept alive
+
+
+def test_vector_images_from_an_interface():
+    source = image(itk.Vector[itk.F, 3], (4, 2), [1, 2, 3])
+    view = itk.cuda_image_from_cuda_array(source)  # a CudaImage keeps its pixel type
+    assert type(view) is itk.CudaImage[itk.Vector[itk.F, 3], 2]
+    assert tuple(view.GetPixel([3, 1])) == (1.0, 2.0, 3.0)
+    assert type(itk.cuda_image_from_cuda_array(Interface(source), is_vector=True)) is type(view)
+
+
+@pytest.mark.parametrize("changes, error, match", [
+    ({"strides": (4, 20, 80)}, ValueError, "strides"),
+    ({"data": (1, False)}, ValueError, "not CUDA device memory"),
+    ({"shape": (1, 1, 1, 1, 120)}, ValueError, "dimension 5"),
+    ({"typestr": "<c8"}, ValueError, "typestr"),
+    ({"mask": object()}, ValueError, "mask"),
+])
+def test_an_unusual_interface_gets_the_checks_error(changes, error, match):
+    source = image()
+    with pytest.raises(error, match=match):
+        itk.cuda_image_from_cuda_array(Interface(source, **changes))
+
+
+def test_a_read_only_interface_is_refused():
+    source = image()
+    pointer = source.__cuda_array_interface__["data"][0]
+    with pytest.raises(ValueError, match="read-only"):
+        itk.cuda_image_from_cuda_array(Interface(source, data=(pointer, True)))
+
+
+def test_keep_axes_takes_fortran_order():
+    source = image(size=(4, 5, 6))
+    view = itk.cuda_image_from_cuda_array(Interface(source, shape=(4, 5, 6), strides=(4, 16, 80)), keep_axes=True)
+    assert tuple(view.GetBufferedRegion().GetSize()) == (4, 5, 6)
