@@ -1,0 +1,317 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+
+// CudaCommonBenchmark: the square kernel, end-to-end filter and device-resident chain rows.
+
+#include "CudaBenchmarkSupport.h"
+
+#include "itkCudaSquareImage.hcu"
+#include "itkCudaSquareImageFilter.h"
+#include "itkMultiThreaderBase.h"
+#include "itkSquareImageFilter.h"
+
+namespace CudaBenchmark
+{
+namespace
+{
+/** Poison `out`, run `launch` once and compare `out` with `expected`. */
+template <typename T, typename TLaunch>
+void
+CheckKernel(TLaunch && launch, T * out, const std::vector<T> & expected, const std::string & what)
+{
+  CUDA_CHECK(cudaMemset(out, 0xFF, expected.size() * sizeof(T)));
+  launch();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CheckDeviceBuffer(out, expected.data(), expected.size(), what);
+}
+} // namespace
+
+/** The square kernel's launchers on N^3 pixels of type T, out of place in 3-D
+ * and 2-D (N^2 x N pixels) and, with `inPlaceRow`, in place as
+ * CudaSquareImageFilter runs by default; bandwidth counts each pixel read
+ * once and written once. Returns the device-to-device copy bandwidth (GB/s). */
+template <typename T>
+double
+MeasureSquareKernel(Results &       results,
+                    DeviceTimer &   timer,
+                    unsigned long   n,
+                    const Options & options,
+                    double          low,
+                    double          high,
+                    bool            inPlaceRow)
+{
+  const size_t      count = static_cast<size_t>(n) * n * n;
+  const size_t      bytes = count * sizeof(T);
+  const double      traffic = 2.0 * static_cast<double>(bytes);
+  const std::string pixel = PixelName(T{});
+  std::cout << "[" << CubeShape(n) << "] square kernel, " << pixel << " pixels\n";
+
+  std::vector<T> expected(count);
+  DeviceMemory   inBuffer = AllocateDeviceMemory(bytes);
+  DeviceMemory   outBuffer = AllocateDeviceMemory(bytes);
+  T *            in = static_cast<T *>(inBuffer.get());
+  T *            out = static_cast<T *>(outBuffer.get());
+  {
+    std::vector<T> input(count);
+    FillPattern(input.data(), count, low, high, 5);
+    CUDA_CHECK(cudaMemcpy(in, input.data(), bytes, cudaMemcpyHostToDevice));
+    std::transform(input.begin(), input.end(), expected.begin(), SquareLikeITK<T>);
+  }
+  const auto noop = [] {};
+
+  const Samples     copy = timer.Time(WarmUpRuns, options.repeats, noop, [&] {
+    CUDA_CHECK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, nullptr));
+  });
+  const double      ceiling = ToBandwidth(copy, traffic).median;
+  const std::string ceilingName = "cudaMemcpy D2D, read+write";
+
+  int        size3[3] = { static_cast<int>(n), static_cast<int>(n), static_cast<int>(n) };
+  const auto launch3 = [&] { itk::CudaSquareImage3D<T>(size3, in, out); };
+  CheckKernel(launch3, out, expected, "square kernel " + pixel + " 3-D");
+  const Samples time3 = timer.Time(WarmUpRuns, options.repeats, noop, launch3);
+  results.Add(
+    { "square kernel " + pixel + " 3-D", n, CubeShape(n), ToBandwidth(time3, traffic), "GB/s", ceilingName, ceiling });
+
+  int        size2[2] = { static_cast<int>(n * n), static_cast<int>(n) };
+  const auto launch2 = [&] { itk::CudaSquareImage2D<T>(size2, in, out); };
+  CheckKernel(launch2, out, expected, "square kernel " + pixel + " 2-D");
+  const Samples time2 = timer.Time(WarmUpRuns, options.repeats, noop, launch2);
+  results.Add({ "square kernel " + pixel + " 2-D",
+                n,
+                PlaneShape(n * n, n),
+                ToBandwidth(time2, traffic),
+                "GB/s",
+                ceilingName,
+                ceiling });
+
+  if (inPlaceRow)
+  {
+    // Each run squares a fresh copy of the input (restored outside the events).
+    const auto restore = [&] { CUDA_CHECK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, nullptr)); };
+    const auto launchInPlace = [&] { itk::CudaSquareImage<T>(count, out, out); };
+    restore();
+    launchInPlace();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CheckDeviceBuffer(out, expected.data(), count, "square kernel " + pixel + " in place");
+    const Samples timeInPlace = timer.Time(WarmUpRuns, options.repeats, restore, launchInPlace);
+    results.Add({ "square kernel " + pixel + " 3-D in place",
+                  n,
+                  CubeShape(n),
+                  ToBandwidth(timeInPlace, traffic),
+                  "GB/s",
+                  ceilingName,
+                  ceiling });
+  }
+  return ceiling;
+}
+
+// The pixel types RunBenchmark measures.
+template double
+MeasureSquareKernel<float>(Results &, DeviceTimer &, unsigned long, const Options &, double, double, bool);
+template double
+MeasureSquareKernel<unsigned char>(Results &, DeviceTimer &, unsigned long, const Options &, double, double, bool);
+template double
+MeasureSquareKernel<double>(Results &, DeviceTimer &, unsigned long, const Options &, double, double, bool);
+
+/** CudaSquareImageFilter::Update() on a CudaImage whose data is on the host,
+ * then reading the result on the host, against ITK's SquareImageFilter on an
+ * itk::Image with the same pixels. Without a GPU only the CPU row is measured. */
+void
+MeasureEndToEnd(Results & results, unsigned long n, const Options & options, bool gpu)
+{
+  using PlainImageType = itk::Image<float, 3>;
+  using CudaImageType = itk::CudaImage<float, 3>;
+  const size_t       count = static_cast<size_t>(n) * n * n;
+  const std::string  shape = CubeShape(n);
+  const unsigned int threads = itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads();
+  std::cout << "[" << shape << "] square filter end to end\n";
+
+  auto cpuInput = MakeVolume<PlainImageType>(n, 0.5, 1.5, 6);
+  auto cpuFilter = itk::SquareImageFilter<PlainImageType, PlainImageType>::New();
+  cpuFilter->SetInput(cpuInput);
+  cpuFilter->Update();
+  const float *      source = cpuInput->GetBufferPointer();
+  std::vector<float> expected(count);
+  std::transform(source, source + count, expected.begin(), SquareLikeITK<float>);
+  CheckPixels(cpuFilter->GetOutput()->GetBufferPointer(), expected.data(), count, "ITK SquareImageFilter");
+
+  const std::string cpuName = "ITK SquareImageFilter Update, CPU " + std::to_string(threads) + " threads";
+  const Samples     cpu = TimeOnHost(
+    WarmUpRuns, options.repeats, false, [&] { cpuInput->Modified(); }, [&] { cpuFilter->Update(); }, [] {});
+  results.Add({ cpuName, n, shape, cpu, "ms", "", NotANumber });
+  if (!gpu)
+  {
+    return;
+  }
+
+  auto input = CudaImageType::New();
+  input->SetRegions(CubeSize<CudaImageType>(n));
+  input->Allocate();
+  std::copy(source, source + count, input->GetBufferPointer());
+  auto filter = itk::CudaSquareImageFilter<CudaImageType>::New();
+  filter->InPlaceOff(); // keep the input: every run squares the same pixels
+  filter->SetInput(input);
+  filter->Update();
+  CheckPixels(static_cast<const CudaImageType *>(filter->GetOutput())->GetBufferPointer(),
+              expected.data(),
+              count,
+              "CudaSquareImageFilter");
+  expected = std::vector<float>();
+
+  uint64_t      uploads = 0;
+  uint64_t      downloads = 0;
+  const auto    outputManager = [&] { return filter->GetOutput()->GetCudaDataManager(); };
+  const Samples gpuTime = TimeOnHost(
+    WarmUpRuns,
+    options.repeats,
+    true,
+    [&] {
+      input->GetCudaDataManager()->ResetTransferStatistics();
+      outputManager()->ResetTransferStatistics();
+      // As after a CPU write: the next GPU read uploads the input.
+      input->Modified();
+    },
+    [&] {
+      filter->Update();
+      if (static_cast<const CudaImageType *>(filter->GetOutput())->GetBufferPointer() == nullptr)
+      {
+        itkGenericExceptionMacro("CudaSquareImageFilter produced no host buffer");
+      }
+    },
+    [&] {
+      const auto in = input->GetCudaDataManager()->GetTransferStatistics();
+      const auto out = outputManager()->GetTransferStatistics();
+      uploads = std::max(uploads, in.HostToDeviceCount + out.HostToDeviceCount);
+      downloads = std::max(downloads, in.DeviceToHostCount + out.DeviceToHostCount);
+    });
+  results.Add({ "CudaSquareImageFilter Update + host read", n, shape, gpuTime, "ms", cpuName, cpu.median });
+  if (uploads != 1 || downloads != 1)
+  {
+    results.AddNote("end to end at " + shape + ": a run made up to " + std::to_string(uploads) + " host->device and " +
+                    std::to_string(downloads) + " device->host copies (one of each expected)");
+  }
+}
+
+/** Ten out-of-place CudaSquareImageFilters on an image already on the device:
+ * time of Update() of the last one, and the copies between host and device it
+ * caused (none are needed). */
+void
+MeasureChain(Results & results, unsigned long n, const Options & options, double copyBandwidth)
+{
+  using CudaImageType = itk::CudaImage<float, 3>;
+  using FilterType = itk::CudaSquareImageFilter<CudaImageType>;
+  const size_t      count = static_cast<size_t>(n) * n * n;
+  const std::string shape = CubeShape(n);
+  std::cout << "[" << shape << "] chain of " << ChainLength << " square filters on the device\n";
+
+  // x^(2^10) of x in [0.995, 1] lies in [0.006, 1]: finite, not zero.
+  auto               input = MakeVolume<CudaImageType>(n, 0.995, 1.0, 7);
+  std::vector<float> expected(count);
+  {
+    const float * source = static_cast<const CudaImageType *>(input.GetPointer())->GetBufferPointer();
+    std::transform(source, source + count, expected.begin(), [](float value) {
+      for (unsigned int k = 0; k < ChainLength; ++k)
+      {
+        value = SquareLikeITK(value);
+      }
+      return value;
+    });
+  }
+  input->GetCudaDataManager()->GetConstGPUBufferPointer();
+
+  std::vector<FilterType::Pointer> chain;
+  for (unsigned int k = 0; k < ChainLength; ++k)
+  {
+    auto filter = FilterType::New();
+    filter->InPlaceOff();
+    filter->SetInput(k == 0 ? input.GetPointer() : chain.back()->GetOutput());
+    chain.push_back(filter);
+  }
+  chain.back()->Update();
+  CheckPixels(static_cast<const CudaImageType *>(chain.back()->GetOutput())->GetBufferPointer(),
+              expected.data(),
+              count,
+              "chain of square filters");
+  expected = std::vector<float>();
+
+  const auto managers = [&] {
+    std::vector<itk::CudaDataManager::Pointer> all{ input->GetCudaDataManager() };
+    for (const auto & filter : chain)
+    {
+      all.push_back(filter->GetOutput()->GetCudaDataManager());
+    }
+    return all;
+  };
+  unsigned int  run = 0;
+  uint64_t      uploads = 0;
+  uint64_t      downloads = 0;
+  const Samples time = TimeOnHost(
+    WarmUpRuns,
+    options.repeats,
+    true,
+    [&] {
+      for (const auto & manager : managers())
+      {
+        manager->ResetTransferStatistics();
+      }
+      chain.front()->Modified(); // re-runs the whole chain, input untouched
+    },
+    [&] { chain.back()->Update(); },
+    [&] {
+      if (run++ < WarmUpRuns)
+      {
+        return;
+      }
+      uint64_t up = 0;
+      uint64_t down = 0;
+      for (const auto & manager : managers())
+      {
+        const auto statistics = manager->GetTransferStatistics();
+        up += statistics.HostToDeviceCount;
+        down += statistics.DeviceToHostCount;
+      }
+      uploads = std::max(uploads, up);
+      downloads = std::max(downloads, down);
+    });
+
+  const std::string name = "chain of " + std::to_string(ChainLength) + " CudaSquareImageFilters";
+  const double      floorMilliseconds =
+    ChainLength * 2.0 * static_cast<double>(count * sizeof(float)) / (copyBandwidth * 1.0e9) * 1.0e3;
+  results.Add({ name + ", device-resident",
+                n,
+                shape,
+                time,
+                "ms",
+                std::to_string(ChainLength) + " x D2D copy time, same bytes",
+                floorMilliseconds });
+  results.Add({ name + ": host->device copies per run (max)",
+                n,
+                shape,
+                Constant(static_cast<double>(uploads)),
+                "count",
+                "none needed",
+                0.0 });
+  results.Add({ name + ": device->host copies per run (max)",
+                n,
+                shape,
+                Constant(static_cast<double>(downloads)),
+                "count",
+                "none needed",
+                0.0 });
+}
+} // namespace CudaBenchmark
