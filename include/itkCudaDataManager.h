@@ -69,6 +69,13 @@ public:
   /** Same, on `device`; the calling thread's current device is unchanged. */
   void
   Allocate(size_t bufferSize, int device);
+  /** Same, in the order of `stream` (a stream of `device`): from the
+   * device's memory pool (itkCudaMemoryPool.h), usable at once by work on
+   * `stream` (and on the legacy default stream, `stream` being blocking),
+   * by other streams once ordered after it; freed in its order too. A
+   * buffer a view held is freed after all the device's work. */
+  void
+  Allocate(size_t bufferSize, int device, cudaStream_t stream);
 
   /** Free an owned buffer (unless exported views still hold it: then the last
    * of them frees it), forget a borrowed one. \throws on a CUDA error. */

@@ -73,13 +73,39 @@ public:
   virtual cudaError_t
   GetMemoryInfo(size_t * freeBytes, size_t * totalBytes) = 0;
 
-  /** Allocate `bytes` on `device`; the caller's current device is unchanged. */
+  /** Allocate `bytes` on `device`; the caller's current device is unchanged.
+   * With a `stream` the allocation is stream-ordered: usable at once by work
+   * queued on `stream` (and, for a blocking stream, on the legacy default
+   * stream), by other streams once they are ordered after it. The runtime
+   * backend takes it from the device's memory pool (itkCudaMemoryPool.h),
+   * which trims its unused memory and tries once more before it reports
+   * cudaErrorMemoryAllocation. Without a stream (nullptr) the memory is
+   * usable everywhere at once, as cudaMalloc's. */
   virtual cudaError_t
-  Allocate(void ** pointer, size_t bytes, int device) = 0;
+  Allocate(void ** pointer, size_t bytes, int device, cudaStream_t stream) = 0;
+  cudaError_t
+  Allocate(void ** pointer, size_t bytes, int device)
+  {
+    return this->Allocate(pointer, bytes, device, nullptr);
+  }
 
-  /** Release a pointer returned by Allocate() for the same device. */
+  /** Release a pointer that Allocate() returned for the same device and
+   * `stream`: a stream-ordered allocation is freed once the work queued on
+   * `stream` so far has run (work on other streams that uses the memory must
+   * be ordered before: see SynchronizeDevice()); one without a stream at
+   * once, as cudaFree. */
   virtual cudaError_t
-  Free(void * pointer, int device) noexcept = 0;
+  Free(void * pointer, int device, cudaStream_t stream) noexcept = 0;
+  cudaError_t
+  Free(void * pointer, int device) noexcept
+  {
+    return this->Free(pointer, device, nullptr);
+  }
+
+  /** Wait until all work queued on `device` has finished, e.g. before
+   * freeing memory that views may have handed to streams we do not know. */
+  virtual cudaError_t
+  SynchronizeDevice(int device) noexcept = 0;
 
   /** How many bytes of the device allocation containing `pointer` lie at and
    * after it (*bytes), e.g. to check that an external buffer is large enough.
@@ -96,21 +122,28 @@ public:
   virtual cudaError_t
   UnregisterHost(void * pointer) noexcept = 0;
 
-  /** A stream for a buffer's copies and kernels. The runtime backend makes
-   * a blocking stream: work on the legacy default stream is ordered with it
-   * both ways, so code that launches there needs no events. */
+  /** A stream for a buffer's copies and kernels, which the caller never
+   * destroys. The runtime backend hands out the device's pooled streams in
+   * turn (images share them, so a small image creates none): blocking
+   * streams, with which work on the legacy default stream is ordered both
+   * ways, so code that launches there needs no events. */
   virtual cudaError_t
-  CreateStream(cudaStream_t * stream, int device) = 0;
-  virtual cudaError_t
-  DestroyStream(cudaStream_t stream) noexcept = 0;
+  AcquireStream(cudaStream_t * stream, int device) = 0;
   virtual cudaError_t
   SynchronizeStream(cudaStream_t stream) = 0;
 
-  /** Queue a copy on `stream`. From pinned host memory it returns at once
+  /** Queue a copy on `stream`, after the work queued there so far and
+   * ordered with no other stream. From pinned host memory it returns at once
    * (the host buffer must not change until the stream has run it); from
-   * pageable memory it completes before returning. */
+   * pageable memory the host buffer may change once it returns.
+   * `hostStillRead`, when given, is set to whether the copy may still read
+   * the host buffer after the call returns (pinned memory). */
   virtual cudaError_t
-  CopyHostToDeviceAsync(void * deviceDestination, const void * hostSource, size_t bytes, cudaStream_t stream) = 0;
+  CopyHostToDeviceAsync(void *       deviceDestination,
+                        const void * hostSource,
+                        size_t       bytes,
+                        cudaStream_t stream,
+                        bool *       hostStillRead = nullptr) = 0;
   /** Queue a copy on `stream`; complete once the stream is synchronised. */
   virtual cudaError_t
   CopyDeviceToHostAsync(void * hostDestination, const void * deviceSource, size_t bytes, cudaStream_t stream) = 0;
@@ -168,10 +201,14 @@ public:
   GetPointerDevice(const void * pointer, int * device) override;
   cudaError_t
   GetMemoryInfo(size_t * freeBytes, size_t * totalBytes) override;
+  using CudaMemoryBackend::Allocate;
+  using CudaMemoryBackend::Free;
   cudaError_t
-  Allocate(void ** pointer, size_t bytes, int device) override;
+  Allocate(void ** pointer, size_t bytes, int device, cudaStream_t stream) override;
   cudaError_t
-  Free(void * pointer, int device) noexcept override;
+  Free(void * pointer, int device, cudaStream_t stream) noexcept override;
+  cudaError_t
+  SynchronizeDevice(int device) noexcept override;
   cudaError_t
   GetBytesFrom(const void * pointer, size_t * bytes) override;
   cudaError_t
@@ -179,13 +216,15 @@ public:
   cudaError_t
   UnregisterHost(void * pointer) noexcept override;
   cudaError_t
-  CreateStream(cudaStream_t * stream, int device) override;
-  cudaError_t
-  DestroyStream(cudaStream_t stream) noexcept override;
+  AcquireStream(cudaStream_t * stream, int device) override;
   cudaError_t
   SynchronizeStream(cudaStream_t stream) override;
   cudaError_t
-  CopyHostToDeviceAsync(void * deviceDestination, const void * hostSource, size_t bytes, cudaStream_t stream) override;
+  CopyHostToDeviceAsync(void *       deviceDestination,
+                        const void * hostSource,
+                        size_t       bytes,
+                        cudaStream_t stream,
+                        bool *       hostStillRead = nullptr) override;
   cudaError_t
   CopyDeviceToHostAsync(void * hostDestination, const void * deviceSource, size_t bytes, cudaStream_t stream) override;
   cudaError_t
@@ -230,10 +269,14 @@ public:
   GetPointerDevice(const void * pointer, int * device) override;
   cudaError_t
   GetMemoryInfo(size_t * freeBytes, size_t * totalBytes) override;
+  using CudaMemoryBackend::Allocate;
+  using CudaMemoryBackend::Free;
   cudaError_t
-  Allocate(void ** pointer, size_t bytes, int device) override;
+  Allocate(void ** pointer, size_t bytes, int device, cudaStream_t stream) override;
   cudaError_t
-  Free(void * pointer, int device) noexcept override;
+  Free(void * pointer, int device, cudaStream_t stream) noexcept override;
+  cudaError_t
+  SynchronizeDevice(int device) noexcept override;
   cudaError_t
   GetBytesFrom(const void * pointer, size_t * bytes) override;
   cudaError_t
@@ -241,13 +284,15 @@ public:
   cudaError_t
   UnregisterHost(void * pointer) noexcept override;
   cudaError_t
-  CreateStream(cudaStream_t * stream, int device) override;
-  cudaError_t
-  DestroyStream(cudaStream_t stream) noexcept override;
+  AcquireStream(cudaStream_t * stream, int device) override;
   cudaError_t
   SynchronizeStream(cudaStream_t stream) override;
   cudaError_t
-  CopyHostToDeviceAsync(void * deviceDestination, const void * hostSource, size_t bytes, cudaStream_t stream) override;
+  CopyHostToDeviceAsync(void *       deviceDestination,
+                        const void * hostSource,
+                        size_t       bytes,
+                        cudaStream_t stream,
+                        bool *       hostStillRead = nullptr) override;
   cudaError_t
   CopyDeviceToHostAsync(void * hostDestination, const void * deviceSource, size_t bytes, cudaStream_t stream) override;
   cudaError_t

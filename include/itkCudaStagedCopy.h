@@ -94,6 +94,18 @@ CudaStagedCopyHostToDevice(void * device, const void * pageableHost, size_t byte
 CudaCommon_EXPORT cudaError_t
 CudaStagedCopyDeviceToHost(void * pageableHost, const void * device, size_t bytes) noexcept;
 
+/** The same two copies, ordered after the work queued so far on `stream` (a
+ * stream of the device memory's device) instead of the legacy default
+ * stream, so that they wait for nothing else (work of other streams, other
+ * images). When an upload returns, later host writes to `pageableHost` do
+ * not affect it and work queued afterwards on `stream` sees the data (a
+ * staged one has landed); when a download returns, the host buffer holds
+ * the data. */
+CudaCommon_EXPORT cudaError_t
+CudaStagedCopyHostToDevice(void * device, const void * pageableHost, size_t bytes, cudaStream_t stream) noexcept;
+CudaCommon_EXPORT cudaError_t
+CudaStagedCopyDeviceToHost(void * pageableHost, const void * device, size_t bytes, cudaStream_t stream) noexcept;
+
 /** Fault in the pages of `bytes` of host memory from `pointer` (page-aligned)
  * for writing, in parallel on the staged copy's threads, without changing
  * their contents: a copy into (or from) memory no one touched yet would fault

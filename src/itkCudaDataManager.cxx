@@ -41,8 +41,14 @@ struct DeviceAllocation
   void *                             Pointer{ nullptr };
   size_t                             Bytes{ 0 };
   int                                Device{ -1 };
+  // The stream a stream-ordered allocation was made on (and is freed on);
+  // nullptr for memory usable everywhere at once (cudaMalloc).
+  cudaStream_t                       Stream{ nullptr };
   bool                               Owned{ false };
   bool                               Freed{ false };
+  // A view or another manager held it at some time: work on streams we do
+  // not know may have used it, so freeing it waits for the whole device.
+  std::atomic<bool>                  EverShared{ false };
   std::shared_ptr<CudaMemoryBackend> Backend;
   std::shared_ptr<const void>        BorrowedFrom;
   std::atomic<int>                   Exports{ 0 };
@@ -123,6 +129,7 @@ HoldAllocation(std::shared_ptr<DeviceAllocation> allocation)
     return nullptr;
   }
   ++allocation->Exports;
+  allocation->EverShared = true;
   DeviceAllocation * raw = allocation.get();
   return std::shared_ptr<const void>(raw, [allocation = std::move(allocation)](const void *) mutable {
     --allocation->Exports;
@@ -153,7 +160,12 @@ DeviceAllocation::FreeNow() noexcept
   cudaError_t error = cudaSuccess;
   if (Owned && !Freed && Pointer != nullptr && Backend)
   {
-    error = Backend->Free(Pointer, Device);
+    if (EverShared && Stream != nullptr)
+    {
+      error = Backend->SynchronizeDevice(Device);
+    }
+    const cudaError_t freed = Backend->Free(Pointer, Device, Stream);
+    error = error == cudaSuccess ? freed : error;
   }
   Freed = true;
   return error;
@@ -236,6 +248,12 @@ GPUMemPointer::Allocate(size_t bufferSize)
 void
 GPUMemPointer::Allocate(size_t bufferSize, int device)
 {
+  this->Allocate(bufferSize, device, nullptr);
+}
+
+void
+GPUMemPointer::Allocate(size_t bufferSize, int device, cudaStream_t stream)
+{
   this->Free();
   auto backend = CudaMemoryBackend::GetDefault();
   if (!backend->IsDeviceAvailable())
@@ -244,7 +262,7 @@ GPUMemPointer::Allocate(size_t bufferSize, int device)
                                          << CudaUnavailableReason() << ")");
   }
   void *            pointer = nullptr;
-  const cudaError_t error = backend->Allocate(&pointer, bufferSize, device);
+  const cudaError_t error = backend->Allocate(&pointer, bufferSize, device, stream);
   if (error != cudaSuccess)
   {
     size_t             freeBytes = 0;
@@ -263,6 +281,7 @@ GPUMemPointer::Allocate(size_t bufferSize, int device)
   allocation->Pointer = pointer;
   allocation->Bytes = bufferSize;
   allocation->Device = device;
+  allocation->Stream = stream;
   allocation->Owned = true;
   allocation->Backend = std::move(backend);
   CudaDetail::Register(allocation);
@@ -431,7 +450,8 @@ struct CudaDataManager::SharedState
   int                    BufferFlag{ 0 };
   CudaTransferStatistics Statistics;
   TimeStamp              SynchronizationTime;
-  // The stream this buffer's copies (and our filters' kernels) are queued on.
+  // The stream this buffer's copies (and our filters' kernels) are queued
+  // on: one of the device's pooled streams, never destroyed by us.
   cudaStream_t                       Stream{ nullptr };
   std::shared_ptr<CudaMemoryBackend> StreamBackend;
   // An upload from the pinned CPU buffer may still be reading it.
@@ -451,11 +471,12 @@ struct CudaDataManager::SharedState
   operator=(const SharedState &) = delete;
   ~SharedState()
   {
-    if (StreamBackend)
+    if (StreamBackend && UploadPending)
     {
-      // The CPU buffer is freed after us: let pending copies finish first.
+      // The CPU buffer is freed after us: an upload from it must finish
+      // first. Everything else queued on the stream (kernels, and the
+      // stream-ordered free of the device buffer) runs on without us.
       StreamBackend->SynchronizeStream(Stream);
-      StreamBackend->DestroyStream(Stream);
     }
   }
 
@@ -475,7 +496,7 @@ struct CudaDataManager::SharedState
     if (!StreamBackend)
     {
       auto backend = CudaMemoryBackend::GetDefault();
-      CUDA_CHECK(backend->CreateStream(&Stream, ResolveDevice()));
+      CUDA_CHECK(backend->AcquireStream(&Stream, ResolveDevice()));
       StreamBackend = std::move(backend);
     }
     return Stream;
@@ -687,7 +708,9 @@ CudaDataManager::AllocateGPUBufferLocked(SharedState & state)
   {
     return;
   }
-  state.Buffer().Allocate(state.BufferSize, state.ResolveDevice());
+  // Stream-ordered: a buffer freed and allocated again on the stream (an
+  // output reallocated by the next Update()) costs no device synchronisation.
+  state.Buffer().Allocate(state.BufferSize, state.ResolveDevice(), state.GetStream());
   // A new device buffer holds garbage until the CPU copy is uploaded.
   state.Valid = static_cast<uint8_t>(state.Valid & HostValid);
 }
@@ -732,9 +755,10 @@ CudaDataManager::AcquireGPULocked(SharedState & state, Access access)
     }
     // Queued on the buffer's stream: the host goes on while pinned data moves.
     CudaHostMemoryPool::GetInstance().PrepareForTransfer(state.CPUBuffer); // pins a buffer copied again
-    CUDA_CHECK(state.GPUBuffer->GetBackend()->CopyHostToDeviceAsync(state.GPUBuffer->GetPointer(), state.CPUBuffer,
-                                                                    state.BufferSize, state.GetStream()));
-    state.UploadPending = true;
+    bool hostStillRead = true;
+    CUDA_CHECK(state.GPUBuffer->GetBackend()->CopyHostToDeviceAsync(
+      state.GPUBuffer->GetPointer(), state.CPUBuffer, state.BufferSize, state.GetStream(), &hostStillRead));
+    state.UploadPending = state.UploadPending || hostStillRead;
     ++state.Statistics.HostToDeviceCount;
     state.Statistics.HostToDeviceBytes += state.BufferSize;
     state.Valid = BothValid;
@@ -1115,9 +1139,10 @@ CudaDataManager::ReleaseStreamLocked(SharedState & state)
 {
   if (state.StreamBackend)
   {
+    // The next stream (of another device) is not ordered after this one:
+    // let the work queued here finish. The stream stays in its pool.
     state.WaitForUpload();
     CUDA_CHECK(state.StreamBackend->SynchronizeStream(state.Stream));
-    state.StreamBackend->DestroyStream(state.Stream);
     state.StreamBackend.reset();
     state.Stream = nullptr;
   }

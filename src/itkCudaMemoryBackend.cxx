@@ -16,10 +16,12 @@
  *
  *=========================================================================*/
 #include "itkCudaMemoryBackend.h"
+#include "itkCudaResources.h"
 #include "itkCudaStagedCopy.h"
 #include "itkCudaUtil.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -90,53 +92,82 @@ CudaRuntimeMemoryBackend::GetMemoryInfo(size_t * freeBytes, size_t * totalBytes)
   return cudaMemGetInfo(freeBytes, totalBytes);
 }
 
-cudaError_t
-CudaRuntimeMemoryBackend::Allocate(void ** pointer, size_t bytes, int device)
+namespace
 {
-  int current = 0;
-  cudaError_t error = cudaGetDevice(&current);
-  if (error != cudaSuccess)
+/** One allocation attempt: from the device's pool in the order of `stream`,
+ * or with cudaMalloc; `device` is current. */
+cudaError_t
+AllocateOnce(void ** pointer, size_t bytes, int device, cudaStream_t stream)
+{
+  if (stream == nullptr || !CudaDetail::PoolEnabled())
   {
-    return error;
+    return cudaMalloc(pointer, bytes);
   }
-  if (current != device && (error = cudaSetDevice(device)) != cudaSuccess)
+  cudaMemPool_t     pool = nullptr;
+  const cudaError_t error = CudaDetail::GetDevicePool(device, &pool);
+  return error != cudaSuccess ? error : cudaMallocFromPoolAsync(pointer, bytes, pool, stream);
+}
+} // namespace
+
+cudaError_t
+CudaRuntimeMemoryBackend::Allocate(void ** pointer, size_t bytes, int device, cudaStream_t stream)
+{
+  *pointer = nullptr;
+  const CudaDetail::DeviceScope onDevice(device);
+  if (onDevice.Status() != cudaSuccess)
   {
-    return error;
+    return onDevice.Status();
   }
-  error = cudaMalloc(pointer, bytes);
+  cudaError_t error = AllocateOnce(pointer, bytes, device, stream);
+  if (error == cudaErrorMemoryAllocation && CudaDetail::PoolEnabled())
+  {
+    // Memory freed on a stream but not yet given back may be what is
+    // missing: let the frees run, give the pools' unused memory back, and
+    // try once more.
+    cudaGetLastError();
+    cudaDeviceSynchronize();
+    CudaDetail::TrimPools(0);
+    error = AllocateOnce(pointer, bytes, device, stream);
+    if (error == cudaErrorMemoryAllocation)
+    {
+      cudaGetLastError();
+      CudaDetail::TrimPools(0); // what the failed attempt reserved
+    }
+  }
   if (error != cudaSuccess)
   {
     *pointer = nullptr;
     cudaGetLastError(); // an allocation failure is not sticky: clear it
   }
-  if (current != device)
+  return error;
+}
+
+cudaError_t
+CudaRuntimeMemoryBackend::Free(void * pointer, int device, cudaStream_t stream) noexcept
+{
+  const CudaDetail::DeviceScope onDevice(device);
+  if (onDevice.Status() != cudaSuccess)
   {
-    const cudaError_t restore = cudaSetDevice(current);
-    if (error == cudaSuccess)
-    {
-      error = restore;
-    }
+    return onDevice.Status();
+  }
+  // Allocate() took the pool exactly when it had a stream and the pool is on.
+  const cudaError_t error =
+    stream != nullptr && CudaDetail::PoolEnabled() ? cudaFreeAsync(pointer, stream) : cudaFree(pointer);
+  if (error != cudaSuccess)
+  {
+    cudaGetLastError();
   }
   return error;
 }
 
 cudaError_t
-CudaRuntimeMemoryBackend::Free(void * pointer, int device) noexcept
+CudaRuntimeMemoryBackend::SynchronizeDevice(int device) noexcept
 {
-  int current = 0;
-  cudaError_t error = cudaGetDevice(&current);
+  const CudaDetail::DeviceScope onDevice(device);
+  const cudaError_t             error = onDevice.Status() == cudaSuccess ? cudaDeviceSynchronize() : onDevice.Status();
   if (error != cudaSuccess)
   {
-    return error;
-  }
-  if (device >= 0 && current != device && (error = cudaSetDevice(device)) != cudaSuccess)
-  {
-    return error;
-  }
-  error = cudaFree(pointer);
-  if (device >= 0 && current != device)
-  {
-    cudaSetDevice(current);
+    cudaGetLastError();
   }
   return error;
 }
@@ -195,21 +226,9 @@ CudaRuntimeMemoryBackend::UnregisterHost(void * pointer) noexcept
 }
 
 cudaError_t
-CudaRuntimeMemoryBackend::CreateStream(cudaStream_t * stream, int device)
+CudaRuntimeMemoryBackend::AcquireStream(cudaStream_t * stream, int device)
 {
-  int         current = 0;
-  cudaError_t error = cudaGetDevice(&current);
-  if (error != cudaSuccess || (current != device && (error = cudaSetDevice(device)) != cudaSuccess))
-  {
-    return error;
-  }
-  error = cudaStreamCreate(stream);
-  if (current != device)
-  {
-    const cudaError_t restore = cudaSetDevice(current);
-    error = error == cudaSuccess ? restore : error;
-  }
-  return error;
+  return CudaDetail::AcquirePooledStream(device, stream);
 }
 
 cudaError_t
@@ -237,12 +256,6 @@ CudaRuntimeMemoryBackend::GetPointerDevice(const void * pointer, int * device)
 }
 
 cudaError_t
-CudaRuntimeMemoryBackend::DestroyStream(cudaStream_t stream) noexcept
-{
-  return stream != nullptr ? cudaStreamDestroy(stream) : cudaSuccess;
-}
-
-cudaError_t
 CudaRuntimeMemoryBackend::SynchronizeStream(cudaStream_t stream)
 {
   return cudaStreamSynchronize(stream);
@@ -267,15 +280,21 @@ cudaError_t
 CudaRuntimeMemoryBackend::CopyHostToDeviceAsync(void *       deviceDestination,
                                                 const void * hostSource,
                                                 size_t       bytes,
-                                                cudaStream_t stream)
+                                                cudaStream_t stream,
+                                                bool *       hostStillRead)
 {
-  if (IsPinnedHostMemory(hostSource))
+  const bool pinned = IsPinnedHostMemory(hostSource);
+  if (hostStillRead != nullptr)
+  {
+    *hostStillRead = pinned;
+  }
+  if (pinned)
   {
     return cudaMemcpyAsync(deviceDestination, hostSource, bytes, cudaMemcpyHostToDevice, stream);
   }
-  // Pageable: staged, ordered after the legacy stream, hence after `stream`
-  // (a blocking stream), and complete on return.
-  return CudaStagedCopyHostToDevice(deviceDestination, hostSource, bytes);
+  // Pageable: staged (or buffered by the driver when small), ordered after
+  // the work queued on `stream` and on no other stream.
+  return CudaStagedCopyHostToDevice(deviceDestination, hostSource, bytes, stream);
 }
 
 cudaError_t
@@ -288,7 +307,7 @@ CudaRuntimeMemoryBackend::CopyDeviceToHostAsync(void *       hostDestination,
   {
     return cudaMemcpyAsync(hostDestination, deviceSource, bytes, cudaMemcpyDeviceToHost, stream);
   }
-  return CudaStagedCopyDeviceToHost(hostDestination, deviceSource, bytes);
+  return CudaStagedCopyDeviceToHost(hostDestination, deviceSource, bytes, stream);
 }
 
 // Large copies from or to pageable memory (buffers we did not allocate) go
@@ -319,10 +338,17 @@ CudaRuntimeMemoryBackend::CopyPeerAsync(void *       destination,
                                         size_t       bytes,
                                         cudaStream_t stream)
 {
-  if (destinationDevice != sourceDevice)
+  if (destinationDevice != sourceDevice && destinationDevice >= 0 && sourceDevice >= 0 && destinationDevice < 64 &&
+      sourceDevice < 64)
   {
     // Without peer access the driver stages the copy through host memory.
-    CudaEnablePeerAccess(destinationDevice, sourceDevice);
+    // The pools' memory is mapped for the peer too, once per pair.
+    static std::atomic<bool> granted[64][64] = {};
+    if (CudaEnablePeerAccess(destinationDevice, sourceDevice) && !granted[destinationDevice][sourceDevice].exchange(true))
+    {
+      CudaDetail::GrantPeerAccess(destinationDevice, sourceDevice);
+      CudaDetail::GrantPeerAccess(sourceDevice, destinationDevice);
+    }
   }
   return cudaMemcpyPeerAsync(destination, destinationDevice, source, sourceDevice, bytes, stream);
 }
@@ -445,7 +471,7 @@ CudaEmulatedMemoryBackend::GetMemoryInfo(size_t * freeBytes, size_t * totalBytes
 }
 
 cudaError_t
-CudaEmulatedMemoryBackend::Allocate(void ** pointer, size_t bytes, int device)
+CudaEmulatedMemoryBackend::Allocate(void ** pointer, size_t bytes, int device, cudaStream_t)
 {
   std::lock_guard<std::mutex> lock(m_Mutex);
   *pointer = nullptr;
@@ -474,7 +500,13 @@ CudaEmulatedMemoryBackend::Allocate(void ** pointer, size_t bytes, int device)
 }
 
 cudaError_t
-CudaEmulatedMemoryBackend::Free(void * pointer, int) noexcept
+CudaEmulatedMemoryBackend::SynchronizeDevice(int) noexcept
+{
+  return cudaSuccess; // copies are synchronous: nothing is ever in flight
+}
+
+cudaError_t
+CudaEmulatedMemoryBackend::Free(void * pointer, int, cudaStream_t) noexcept
 {
   if (pointer == nullptr)
   {
@@ -550,15 +582,9 @@ CudaEmulatedMemoryBackend::GetPointerDevice(const void * pointer, int * device)
 }
 
 cudaError_t
-CudaEmulatedMemoryBackend::CreateStream(cudaStream_t * stream, int)
+CudaEmulatedMemoryBackend::AcquireStream(cudaStream_t * stream, int)
 {
   *stream = nullptr; // copies are synchronous: nothing to order
-  return cudaSuccess;
-}
-
-cudaError_t
-CudaEmulatedMemoryBackend::DestroyStream(cudaStream_t) noexcept
-{
   return cudaSuccess;
 }
 
@@ -572,8 +598,13 @@ cudaError_t
 CudaEmulatedMemoryBackend::CopyHostToDeviceAsync(void *       deviceDestination,
                                                  const void * hostSource,
                                                  size_t       bytes,
-                                                 cudaStream_t)
+                                                 cudaStream_t,
+                                                 bool * hostStillRead)
 {
+  if (hostStillRead != nullptr)
+  {
+    *hostStillRead = false; // copied before the call returns
+  }
   return this->CopyHostToDevice(deviceDestination, hostSource, bytes);
 }
 

@@ -16,6 +16,7 @@
  *
  *=========================================================================*/
 #include "itkCudaStagedCopy.h"
+#include "itkCudaResources.h"
 
 #include <sys/mman.h>
 
@@ -326,60 +327,35 @@ enum class Direction
   DeviceToHost
 };
 
-cudaError_t
-CreateSyncEvent(cudaEvent_t * event) noexcept
-{
-  cudaEvent_t       created = nullptr;
-  const cudaError_t error = cudaEventCreateWithFlags(&created, cudaEventDisableTiming);
-  if (error == cudaSuccess)
-  {
-    *event = created;
-  }
-  return error;
-}
-
 /** The pinned buffers, stream and events one staged copy uses, in either
- * direction. One copy at a time uses a lane (Mutex); between copies nothing is
- * in flight on its stream. */
+ * direction, all of one device. One copy at a time uses a lane (Mutex);
+ * between copies nothing is in flight on its stream. */
 struct StagingLane
 {
-  std::mutex                              Mutex;
-  bool                                    Ready{ false };
-  cudaStream_t                            Stream{ nullptr };
-  cudaEvent_t                             PriorWork{ nullptr };
-  std::array<void *, StagingBuffers>      Buffers{};
-  std::array<cudaEvent_t, StagingBuffers> BufferReady{};
-  size_t                                  BufferBytes{ 0 }; ///< of each buffer
+  std::mutex                                       Mutex;
+  bool                                             Ready{ false };
+  CudaDetail::Stream                               Stream;
+  CudaDetail::Event                                PriorWork;
+  std::array<CudaDetail::PinnedHostBuffer, StagingBuffers> Buffers;
+  std::array<CudaDetail::Event, StagingBuffers>    BufferReady;
+  size_t                                           BufferBytes{ 0 }; ///< of each buffer
 
-  StagingLane() = default;
-  StagingLane(const StagingLane &) = delete;
-  StagingLane &
-  operator=(const StagingLane &) = delete;
-
-  ~StagingLane() { this->Release(); }
-
-  /** Create everything on the current device, with buffers of
-   * `bufferBytes` each, or nothing. */
+  /** Create everything on `device`, with buffers of `bufferBytes` each, or
+   * nothing. */
   cudaError_t
-  Create(size_t bufferBytes) noexcept
+  Create(int device, size_t bufferBytes) noexcept
   {
-    // Each handle is stored only once created, so Release() never sees what
-    // a failed call left in its output.
-    cudaStream_t stream = nullptr;
-    cudaError_t  error = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    cudaError_t error = CudaDetail::Stream::Create(device, cudaStreamNonBlocking, &Stream);
     if (error == cudaSuccess)
     {
-      Stream = stream;
-      error = CreateSyncEvent(&PriorWork);
+      error = CudaDetail::Event::Create(device, &PriorWork);
     }
     for (unsigned int i = 0; i < StagingBuffers && error == cudaSuccess; ++i)
     {
-      void * buffer = nullptr;
-      error = cudaHostAlloc(&buffer, bufferBytes, cudaHostAllocDefault);
+      error = CudaDetail::PinnedHostBuffer::Allocate(bufferBytes, &Buffers[i]);
       if (error == cudaSuccess)
       {
-        Buffers[i] = buffer;
-        error = CreateSyncEvent(&BufferReady[i]);
+        error = CudaDetail::Event::Create(device, &BufferReady[i]);
       }
     }
     if (error != cudaSuccess)
@@ -392,33 +368,17 @@ struct StagingLane
   }
 
   /** Free whatever exists. Errors are ignored: at process exit the runtime
-   * may already be unloading. */
+   * may already be unloading, and after a failed copy the handles may be bad. */
   void
   Release() noexcept
   {
     for (unsigned int i = 0; i < StagingBuffers; ++i)
     {
-      if (BufferReady[i] != nullptr)
-      {
-        cudaEventDestroy(BufferReady[i]);
-        BufferReady[i] = nullptr;
-      }
-      if (Buffers[i] != nullptr)
-      {
-        cudaFreeHost(Buffers[i]);
-        Buffers[i] = nullptr;
-      }
+      BufferReady[i].Reset();
+      Buffers[i].Reset();
     }
-    if (PriorWork != nullptr)
-    {
-      cudaEventDestroy(PriorWork);
-      PriorWork = nullptr;
-    }
-    if (Stream != nullptr)
-    {
-      cudaStreamDestroy(Stream);
-      Stream = nullptr;
-    }
+    PriorWork.Reset();
+    Stream.Reset();
     Ready = false;
     BufferBytes = 0;
     cudaGetLastError();
@@ -460,35 +420,6 @@ AcquireStagingLane(int device, StagingLane ** lane)
   guard.unlock(); // wait for that lane's copy without blocking the others
   return std::unique_lock<std::mutex>((*lane)->Mutex);
 }
-
-/** Makes `device` current for the lifetime of the object. */
-class CurrentDevice
-{
-public:
-  explicit CurrentDevice(int device)
-  {
-    Check(cudaGetDevice(&m_Previous));
-    if (m_Previous != device)
-    {
-      Check(cudaSetDevice(device));
-      m_Changed = true;
-    }
-  }
-  ~CurrentDevice()
-  {
-    if (m_Changed && cudaSetDevice(m_Previous) != cudaSuccess)
-    {
-      cudaGetLastError();
-    }
-  }
-  CurrentDevice(const CurrentDevice &) = delete;
-  CurrentDevice &
-  operator=(const CurrentDevice &) = delete;
-
-private:
-  int  m_Previous{ 0 };
-  bool m_Changed{ false };
-};
 
 /** How a copy of `bytes` is cut: at most CudaStagedCopyMaximumChunkBytes per
  * chunk, and about 4 chunks (of at least CudaStagedCopyThresholdBytes) for
@@ -532,17 +463,20 @@ CopyHostToDeviceThroughLane(StagingLane & lane, char * device, const char * host
     const unsigned int buffer = static_cast<unsigned int>(chunk % StagingBuffers);
     if (inFlight[buffer])
     {
-      Check(cudaEventSynchronize(lane.BufferReady[buffer]));
+      Check(cudaEventSynchronize(lane.BufferReady[buffer].Get()));
     }
-    pool.Copy(lane.Buffers[buffer], host + plan.Offset(chunk), plan.Size(chunk));
+    pool.Copy(lane.Buffers[buffer].Get(), host + plan.Offset(chunk), plan.Size(chunk));
     CheckInjectedFault();
-    Check(cudaMemcpyAsync(
-      device + plan.Offset(chunk), lane.Buffers[buffer], plan.Size(chunk), cudaMemcpyHostToDevice, lane.Stream));
-    Check(cudaEventRecord(lane.BufferReady[buffer], lane.Stream));
+    Check(cudaMemcpyAsync(device + plan.Offset(chunk),
+                          lane.Buffers[buffer].Get(),
+                          plan.Size(chunk),
+                          cudaMemcpyHostToDevice,
+                          lane.Stream.Get()));
+    Check(cudaEventRecord(lane.BufferReady[buffer].Get(), lane.Stream.Get()));
     inFlight[buffer] = true;
     StagedChunks.fetch_add(1, std::memory_order_relaxed);
   }
-  Check(cudaStreamSynchronize(lane.Stream));
+  Check(cudaStreamSynchronize(lane.Stream.Get()));
 }
 
 void
@@ -553,9 +487,12 @@ CopyDeviceToHostThroughLane(StagingLane & lane, char * host, const char * device
   const auto      enqueue = [&lane, &plan, device](size_t chunk) {
     const unsigned int buffer = static_cast<unsigned int>(chunk % StagingBuffers);
     CheckInjectedFault();
-    Check(cudaMemcpyAsync(
-      lane.Buffers[buffer], device + plan.Offset(chunk), plan.Size(chunk), cudaMemcpyDeviceToHost, lane.Stream));
-    Check(cudaEventRecord(lane.BufferReady[buffer], lane.Stream));
+    Check(cudaMemcpyAsync(lane.Buffers[buffer].Get(),
+                          device + plan.Offset(chunk),
+                          plan.Size(chunk),
+                          cudaMemcpyDeviceToHost,
+                          lane.Stream.Get()));
+    Check(cudaEventRecord(lane.BufferReady[buffer].Get(), lane.Stream.Get()));
     StagedChunks.fetch_add(1, std::memory_order_relaxed);
   };
   for (size_t chunk = 0; chunk < std::min<size_t>(StagingBuffers, plan.Count); ++chunk)
@@ -565,8 +502,8 @@ CopyDeviceToHostThroughLane(StagingLane & lane, char * host, const char * device
   for (size_t chunk = 0; chunk < plan.Count; ++chunk)
   {
     const unsigned int buffer = static_cast<unsigned int>(chunk % StagingBuffers);
-    Check(cudaEventSynchronize(lane.BufferReady[buffer]));
-    pool.Copy(host + plan.Offset(chunk), lane.Buffers[buffer], plan.Size(chunk));
+    Check(cudaEventSynchronize(lane.BufferReady[buffer].Get()));
+    pool.Copy(host + plan.Offset(chunk), lane.Buffers[buffer].Get(), plan.Size(chunk));
     if (chunk + StagingBuffers < plan.Count)
     {
       enqueue(chunk + StagingBuffers);
@@ -574,11 +511,25 @@ CopyDeviceToHostThroughLane(StagingLane & lane, char * host, const char * device
   }
 }
 
+/** One cudaMemcpy, or with `stream` one cudaMemcpyAsync on it, complete for
+ * the host when it returns (a download is waited for). */
 cudaError_t
-DirectCopy(void * destination, const void * source, size_t bytes, cudaMemcpyKind kind) noexcept
+DirectCopy(void * destination, const void * source, size_t bytes, cudaMemcpyKind kind, const cudaStream_t * stream) noexcept
 {
   DirectCopies.fetch_add(1, std::memory_order_relaxed);
-  const cudaError_t error = cudaMemcpy(destination, source, bytes, kind);
+  cudaError_t error = cudaSuccess;
+  if (stream == nullptr)
+  {
+    error = cudaMemcpy(destination, source, bytes, kind);
+  }
+  else
+  {
+    error = cudaMemcpyAsync(destination, source, bytes, kind, *stream);
+    if (error == cudaSuccess && kind == cudaMemcpyDeviceToHost)
+    {
+      error = cudaStreamSynchronize(*stream);
+    }
+  }
   if (error != cudaSuccess)
   {
     cudaGetLastError(); // the status is returned: leave no stale "last error"
@@ -607,8 +558,10 @@ StagingDevice(const void * device, const void * host) noexcept
   return deviceAttributes.device;
 }
 
+/** The copy; ordered after the work queued on `*stream`, or on the legacy
+ * default stream when `stream` is null. */
 cudaError_t
-StagedCopy(Direction direction, void * destination, const void * source, size_t bytes) noexcept
+StagedCopy(Direction direction, void * destination, const void * source, size_t bytes, const cudaStream_t * stream) noexcept
 {
   if (bytes == 0)
   {
@@ -622,12 +575,12 @@ StagedCopy(Direction direction, void * destination, const void * source, size_t 
   const cudaMemcpyKind kind = toDevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
   if (bytes < CudaStagedCopyThresholdBytes)
   {
-    return DirectCopy(destination, source, bytes, kind);
+    return DirectCopy(destination, source, bytes, kind, stream);
   }
   const int device = toDevice ? StagingDevice(destination, source) : StagingDevice(source, destination);
   if (device < 0)
   {
-    return DirectCopy(destination, source, bytes, kind);
+    return DirectCopy(destination, source, bytes, kind, stream);
   }
 
   try
@@ -635,7 +588,8 @@ StagedCopy(Direction direction, void * destination, const void * source, size_t 
     StagingLane *                      acquired = nullptr;
     const std::unique_lock<std::mutex> lock = AcquireStagingLane(device, &acquired);
     StagingLane &                      lane = *acquired;
-    const CurrentDevice                current(device);
+    const CudaDetail::DeviceScope      current(device);
+    Check(current.Status());
     const ChunkPlan                    plan(bytes);
     if (!lane.Ready || lane.BufferBytes < plan.ChunkBytes)
     {
@@ -648,21 +602,22 @@ StagedCopy(Direction direction, void * destination, const void * source, size_t 
       {
         bufferBytes *= 2;
       }
-      lane.Create(std::min(bufferBytes, CudaStagedCopyMaximumChunkBytes));
+      lane.Create(device, std::min(bufferBytes, CudaStagedCopyMaximumChunkBytes));
     }
     if (!lane.Ready)
     {
       // Pinned memory is exhausted (or the device is failing): staging is an
       // optimisation, cudaMemcpy still copies or reports the real error.
-      return DirectCopy(destination, source, bytes, kind);
+      return DirectCopy(destination, source, bytes, kind, stream);
     }
     (toDevice ? StagedHostToDeviceCopies : StagedDeviceToHostCopies).fetch_add(1, std::memory_order_relaxed);
     try
     {
-      // The lane's stream does not synchronise with the legacy default stream
-      // by itself: order the copy after the work already enqueued there.
-      Check(cudaEventRecord(lane.PriorWork, cudaStreamLegacy));
-      Check(cudaStreamWaitEvent(lane.Stream, lane.PriorWork, 0));
+      // The lane's stream is ordered with no other by itself: the copy goes
+      // after the work already queued on the caller's stream (or on the
+      // legacy default stream).
+      Check(cudaEventRecord(lane.PriorWork.Get(), stream != nullptr ? *stream : cudaStreamLegacy));
+      Check(cudaStreamWaitEvent(lane.Stream.Get(), lane.PriorWork.Get(), 0));
       if (toDevice)
       {
         CopyHostToDeviceThroughLane(lane, static_cast<char *>(destination), static_cast<const char *>(source), bytes);
@@ -677,7 +632,7 @@ StagedCopy(Direction direction, void * destination, const void * source, size_t 
       // Nothing may still read or write the staging buffers when the next
       // copy takes the lane, and no handle that may have gone bad (a device
       // reset destroys them) is used again: the next copy makes new ones.
-      cudaStreamSynchronize(lane.Stream);
+      cudaStreamSynchronize(lane.Stream.Get());
       lane.Release();
       throw;
     }
@@ -702,13 +657,25 @@ StagedCopy(Direction direction, void * destination, const void * source, size_t 
 cudaError_t
 CudaStagedCopyHostToDevice(void * device, const void * pageableHost, size_t bytes) noexcept
 {
-  return StagedCopy(Direction::HostToDevice, device, pageableHost, bytes);
+  return StagedCopy(Direction::HostToDevice, device, pageableHost, bytes, nullptr);
 }
 
 cudaError_t
 CudaStagedCopyDeviceToHost(void * pageableHost, const void * device, size_t bytes) noexcept
 {
-  return StagedCopy(Direction::DeviceToHost, pageableHost, device, bytes);
+  return StagedCopy(Direction::DeviceToHost, pageableHost, device, bytes, nullptr);
+}
+
+cudaError_t
+CudaStagedCopyHostToDevice(void * device, const void * pageableHost, size_t bytes, cudaStream_t stream) noexcept
+{
+  return StagedCopy(Direction::HostToDevice, device, pageableHost, bytes, &stream);
+}
+
+cudaError_t
+CudaStagedCopyDeviceToHost(void * pageableHost, const void * device, size_t bytes, cudaStream_t stream) noexcept
+{
+  return StagedCopy(Direction::DeviceToHost, pageableHost, device, bytes, &stream);
 }
 
 void

@@ -16,6 +16,7 @@
  *
  *=========================================================================*/
 #include "itkCudaUtil.h"
+#include "itkCudaResources.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -298,25 +299,12 @@ CudaStreamWaitFor(cudaStream_t waiter, cudaStream_t producer)
   {
     return;
   }
-  // The event belongs to the producer's device (which need not be the
-  // current one); a stream of any device may wait for it. The special
-  // handles (legacy, per-thread) name streams of the current device.
-  const bool  special = producer == nullptr || producer == cudaStreamLegacy || producer == cudaStreamPerThread;
-  int         producerDevice = -1;
-  cudaEvent_t event = nullptr;
-  cudaError_t recorded = cudaSuccess;
-  if (!special)
-  {
-    CUDA_CHECK(cudaStreamGetDevice(producer, &producerDevice));
-  }
-  {
-    const CudaDeviceGuard onProducer(producerDevice);
-    CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-    recorded = cudaEventRecord(event, producer);
-  }
-  const cudaError_t waited = recorded == cudaSuccess ? cudaStreamWaitEvent(waiter, event, 0) : recorded;
-  cudaEventDestroy(event); // released once the wait is satisfied
-  CUDA_CHECK(waited);
+  // The special handles (legacy, per-thread) name streams of the current
+  // device; the event is recorded on the producer's device.
+  const bool special = producer == nullptr || producer == cudaStreamLegacy || producer == cudaStreamPerThread;
+  int        producerDevice = -1;
+  CUDA_CHECK(special ? cudaGetDevice(&producerDevice) : cudaStreamGetDevice(producer, &producerDevice));
+  CUDA_CHECK(CudaDetail::StreamWaitForStream(waiter, producer, producerDevice));
 }
 
 namespace
@@ -331,20 +319,15 @@ EnablePeerAccessFrom(int device, int peer) noexcept
     cudaGetLastError();
     return false;
   }
-  int current = -1;
-  if (cudaGetDevice(&current) != cudaSuccess || (current != device && cudaSetDevice(device) != cudaSuccess))
+  const CudaDetail::DeviceScope onDevice(device);
+  if (onDevice.Status() != cudaSuccess)
   {
-    cudaGetLastError();
     return false;
   }
   const cudaError_t error = cudaDeviceEnablePeerAccess(peer, 0);
   if (error != cudaSuccess)
   {
     cudaGetLastError(); // also cudaErrorPeerAccessAlreadyEnabled: not sticky, clear it
-  }
-  if (current != device && cudaSetDevice(current) != cudaSuccess)
-  {
-    cudaGetLastError();
   }
   return error == cudaSuccess || error == cudaErrorPeerAccessAlreadyEnabled;
 }
@@ -395,10 +378,9 @@ CudaDeviceGuard::CudaDeviceGuard(int device)
 
 CudaDeviceGuard::~CudaDeviceGuard()
 {
-  if (m_Changed && cudaSetDevice(m_PreviousDevice) != cudaSuccess)
+  if (m_Changed)
   {
-    cudaGetLastError();
-    std::cerr << "CudaDeviceGuard: could not restore CUDA device " << m_PreviousDevice << std::endl;
+    CudaDetail::WarnReleaseFailed("the switch of the current CUDA device", cudaSetDevice(m_PreviousDevice));
   }
 }
 } // namespace itk

@@ -16,6 +16,7 @@
  *
  *=========================================================================*/
 #include "itkCudaDataManager.h"
+#include "itkCudaMemoryPool.h"
 #include "itkCudaMemoryProbe.h"
 #include "itkCudaTestUtilities.h"
 #include "itkResourceProbesCollectorBase.h"
@@ -43,6 +44,9 @@ TEST(CudaMemoryProbe, MeasuresAnAllocation)
 {
   ITK_CUDA_SKIP_WITHOUT_GPU();
   cudaFree(nullptr); // create the context outside the measurement
+  // No memory the pools keep from earlier tests of this process is given
+  // back inside the measurement.
+  itk::CudaTrimMemoryPools();
   itk::CudaMemoryProbe probe;
   auto                 buffer = itk::GPUMemPointer::New();
   constexpr size_t     bytes = size_t{ 64 } << 20;

@@ -15,6 +15,7 @@
  *  limitations under the License.
  *
  *=========================================================================*/
+#include "itkCudaMemoryPool.h"
 #include "itkCudaMemoryProbe.h"
 #include "itkCudaSquareImageFilter.h"
 #include "itkCudaTestUtilities.h"
@@ -33,6 +34,9 @@ class DeviceMemoryHog
 public:
   explicit DeviceMemoryHog(size_t leave)
   {
+    // Unused memory the pools keep from earlier tests of this process would
+    // let an allocation succeed that the test means to fail.
+    itk::CudaTrimMemoryPools();
     size_t freeBytes = 0;
     size_t totalBytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
@@ -62,6 +66,7 @@ TEST(CudaOutOfMemory, AnImageLargerThanTheFreeMemory)
   ITK_CUDA_SKIP_WITHOUT_GPU();
   auto image = MakeImage(512, 3.0f); // 512 MiB
   cudaFree(nullptr);
+  itk::CudaTrimMemoryPools(); // the baseline: no memory kept from earlier tests
   itk::CudaMemoryProbe probe;
   probe.Start();
   {
@@ -88,6 +93,7 @@ TEST(CudaOutOfMemory, AFilterOutputThatDoesNotFit)
   auto square = itk::CudaSquareImageFilter<ImageType>::New();
   square->InPlaceOff();
   square->SetInput(input);
+  itk::CudaTrimMemoryPools(); // the baseline: no memory kept from earlier tests
   itk::CudaMemoryProbe probe;
   probe.Start();
   {

@@ -314,6 +314,105 @@ TEST(CudaStagedCopy, HostToDeviceLandsAfterEarlierWorkOnTheLegacyStream)
   EXPECT_TRUE(RangeEquals(back.data(), pattern.data(), size));
 }
 
+/** A non-blocking stream of the current device, destroyed at scope exit. */
+class NonBlockingStream
+{
+public:
+  NonBlockingStream() { CUDA_CHECK(cudaStreamCreateWithFlags(&m_Stream, cudaStreamNonBlocking)); }
+  ~NonBlockingStream() { cudaStreamDestroy(m_Stream); }
+  NonBlockingStream(const NonBlockingStream &) = delete;
+  NonBlockingStream &
+  operator=(const NonBlockingStream &) = delete;
+  cudaStream_t
+  Get() const
+  {
+    return m_Stream;
+  }
+
+private:
+  cudaStream_t m_Stream{ nullptr };
+};
+
+/** Sizes of the two paths: a direct copy and a staged one. */
+const size_t OrderedCopySizes[] = { 4096 + 3, 4 * CudaStagedCopyMaximumChunkBytes + 3 };
+
+TEST(CudaStagedCopy, OnAStreamDeviceToHostSeesEarlierWorkOnThatStream)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  for (const size_t size : OrderedCopySizes)
+  {
+    DeviceBuffer device(size);
+    CUDA_CHECK(cudaMemset(device.Get(), 0, size));
+    const NonBlockingStream stream;
+    CUDA_CHECK(cudaLaunchHostFunc(stream.Get(), SleepOnStream, nullptr));
+    CUDA_CHECK(cudaMemsetAsync(device.Get(), 0x5A, size, stream.Get()));
+    Bytes host(size, 0x11);
+    ASSERT_EQ(itk::CudaStagedCopyDeviceToHost(host.data(), device.Get(), size, stream.Get()), cudaSuccess);
+    EXPECT_TRUE(RangeIs(host.data(), 0x5A, size)) << size << " bytes";
+  }
+}
+
+TEST(CudaStagedCopy, OnAStreamHostToDeviceLandsAfterEarlierWorkOnThatStream)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  for (const size_t size : OrderedCopySizes)
+  {
+    DeviceBuffer            device(size);
+    const NonBlockingStream stream;
+    CUDA_CHECK(cudaLaunchHostFunc(stream.Get(), SleepOnStream, nullptr));
+    CUDA_CHECK(cudaMemsetAsync(device.Get(), 0xA5, size, stream.Get()));
+    const Bytes pattern = Pattern(size, 7);
+    ASSERT_EQ(itk::CudaStagedCopyHostToDevice(device.Get(), pattern.data(), size, stream.Get()), cudaSuccess);
+    Bytes back(size);
+    CUDA_CHECK(cudaMemcpyAsync(back.data(), device.Get(), size, cudaMemcpyDeviceToHost, stream.Get()));
+    CUDA_CHECK(cudaStreamSynchronize(stream.Get()));
+    EXPECT_TRUE(RangeEquals(back.data(), pattern.data(), size)) << size << " bytes";
+  }
+}
+
+/** Holds a stream back until Release() (or 10 s, so that a copy that wrongly
+ * waits for it fails the test instead of hanging it). */
+struct StreamGate
+{
+  std::atomic<bool> Open{ false };
+  std::atomic<bool> TimedOut{ false };
+
+  static void CUDART_CB
+  Wait(void * gate)
+  {
+    auto *     self = static_cast<StreamGate *>(gate);
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!self->Open.load() && std::chrono::steady_clock::now() < end)
+    {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    self->TimedOut = !self->Open.load();
+  }
+};
+
+TEST(CudaStagedCopy, OnAStreamWaitsForNothingOnTheLegacyStream)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  for (const size_t size : OrderedCopySizes)
+  {
+    DeviceBuffer device(size);
+    CUDA_CHECK(cudaMemset(device.Get(), 0x3C, size));
+    const NonBlockingStream stream;
+    StreamGate              gate;
+    CUDA_CHECK(cudaLaunchHostFunc(cudaStreamLegacy, StreamGate::Wait, &gate));
+    const Bytes pattern = Pattern(size, 3);
+    Bytes       host(size, 0x11);
+    // Both return while the legacy stream is still held back.
+    EXPECT_EQ(itk::CudaStagedCopyHostToDevice(device.Get(), pattern.data(), size, stream.Get()), cudaSuccess);
+    EXPECT_EQ(itk::CudaStagedCopyDeviceToHost(host.data(), device.Get(), size, stream.Get()), cudaSuccess);
+    gate.Open = true;
+    CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+    EXPECT_FALSE(gate.TimedOut.load()) << "a copy on a stream waited for the legacy default stream (" << size
+                                       << " bytes)";
+    EXPECT_TRUE(RangeEquals(host.data(), pattern.data(), size)) << size << " bytes";
+  }
+}
+
 TEST(CudaStagedCopy, ConcurrentCallsOnDifferentBuffers)
 {
   ITK_CUDA_SKIP_WITHOUT_GPU();

@@ -73,10 +73,12 @@ BackendName(const ::testing::TestParamInfo<Backend> & info)
 class CountingRuntimeBackend : public CudaRuntimeMemoryBackend
 {
 public:
+  using CudaRuntimeMemoryBackend::Allocate;
+  using CudaRuntimeMemoryBackend::Free;
   cudaError_t
-  Allocate(void ** pointer, size_t bytes, int device) override
+  Allocate(void ** pointer, size_t bytes, int device, cudaStream_t stream) override
   {
-    const cudaError_t error = CudaRuntimeMemoryBackend::Allocate(pointer, bytes, device);
+    const cudaError_t error = CudaRuntimeMemoryBackend::Allocate(pointer, bytes, device, stream);
     if (error == cudaSuccess)
     {
       std::lock_guard<std::mutex> lock(m_Mutex);
@@ -85,9 +87,9 @@ public:
     return error;
   }
   cudaError_t
-  Free(void * pointer, int device) noexcept override
+  Free(void * pointer, int device, cudaStream_t stream) noexcept override
   {
-    const cudaError_t error = CudaRuntimeMemoryBackend::Free(pointer, device);
+    const cudaError_t error = CudaRuntimeMemoryBackend::Free(pointer, device, stream);
     if (error == cudaSuccess)
     {
       std::lock_guard<std::mutex> lock(m_Mutex);
