@@ -23,6 +23,8 @@
 #include "itkImage.h"
 #include "itkObjectFactoryBase.h"
 
+#include <atomic>
+
 namespace itk
 {
 /** \class CudaImage
@@ -200,20 +202,22 @@ public:
   void
   UpdateBuffers();
 
+  /** The data manager (made at the first call that needs one: until then the
+   * image is CPU-only and costs what an itk::Image costs). */
   DataManagerType *
   GetDataManager()
   {
-    return m_DataManager.GetPointer();
+    return this->Manager();
   }
   const DataManagerType *
   GetDataManager() const
   {
-    return m_DataManager.GetPointer();
+    return this->Manager();
   }
   DataManagerType *
   GetModifiableDataManager() const
   {
-    return m_DataManager.GetPointer();
+    return this->Manager();
   }
 
   /** The usual way to reach the device memory, also from a const image:
@@ -233,7 +237,7 @@ public:
 
 protected:
   CudaImage();
-  ~CudaImage() override = default;
+  ~CudaImage() override;
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 
@@ -242,8 +246,16 @@ private:
   void
   BindDataManagerToPixelContainer();
 
-  DataManagerPointer m_DataManager;
-  bool               m_HostAllocationOnFirstUse{ false };
+  /** The data manager, made on first use (thread-safe; also from const
+   * accessors), or nullptr while the image has none. */
+  DataManagerType *
+  Manager() const;
+  DataManagerType *
+  ExistingManager() const;
+
+  // One reference held; set once, never replaced.
+  mutable std::atomic<DataManagerType *> m_DataManager{ nullptr };
+  bool                                   m_HostAllocationOnFirstUse{ false };
 };
 
 /** \class CudaTraits

@@ -23,19 +23,65 @@
 namespace itk
 {
 template <typename TPixel, unsigned int VImageDimension>
-CudaImage<TPixel, VImageDimension>::CudaImage()
-  : m_DataManager(DataManagerType::New())
+CudaImage<TPixel, VImageDimension>::CudaImage() = default;
+
+template <typename TPixel, unsigned int VImageDimension>
+CudaImage<TPixel, VImageDimension>::~CudaImage()
 {
-  m_DataManager->SetImagePointer(this);
+  if (DataManagerType * manager = m_DataManager.load(std::memory_order_acquire))
+  {
+    manager->SetImagePointer(nullptr);
+    manager->UnRegister();
+  }
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+auto
+CudaImage<TPixel, VImageDimension>::ExistingManager() const -> DataManagerType *
+{
+  return m_DataManager.load(std::memory_order_acquire);
+}
+
+template <typename TPixel, unsigned int VImageDimension>
+auto
+CudaImage<TPixel, VImageDimension>::Manager() const -> DataManagerType *
+{
+  if (DataManagerType * manager = m_DataManager.load(std::memory_order_acquire))
+  {
+    return manager;
+  }
+  // Made at the first use that needs it: an image used on the CPU only costs
+  // what an itk::Image costs. Until then the CPU copy is the only one.
+  typename DataManagerType::Pointer made = DataManagerType::New();
+  auto *                            self = const_cast<Self *>(this);
+  made->SetImagePointer(self);
+  PixelContainer * container = self->Superclass::GetPixelContainer();
+  if (container != nullptr && container->GetBufferPointer() != nullptr)
+  {
+    made->AdoptCPUBuffer(container->GetBufferPointer(), static_cast<size_t>(container->Size()) * sizeof(TPixel));
+  }
+  DataManagerType * expected = nullptr;
+  if (m_DataManager.compare_exchange_strong(expected, made.GetPointer(), std::memory_order_acq_rel))
+  {
+    made->Register(); // the image's reference
+    return made.GetPointer();
+  }
+  made->SetImagePointer(nullptr);
+  return expected; // made by another thread meanwhile
 }
 
 template <typename TPixel, unsigned int VImageDimension>
 void
 CudaImage<TPixel, VImageDimension>::BindDataManagerToPixelContainer()
 {
+  DataManagerType * manager = this->ExistingManager();
+  if (manager == nullptr)
+  {
+    return; // made later, from the container it then finds
+  }
   PixelContainer * container = Superclass::GetPixelContainer();
   const size_t     bytes = container != nullptr ? static_cast<size_t>(container->Size()) * sizeof(TPixel) : 0;
-  m_DataManager->AdoptCPUBuffer(container != nullptr ? container->GetBufferPointer() : nullptr, bytes);
+  manager->AdoptCPUBuffer(container != nullptr ? container->GetBufferPointer() : nullptr, bytes);
 }
 
 template <typename TPixel, unsigned int VImageDimension>
@@ -68,20 +114,23 @@ CudaImage<TPixel, VImageDimension>::Allocate(bool initializePixels)
     // Sized only: AllocateCPUBufferForDownload() makes it at the first host
     // use. Already sized so (allocated again before any host use): the
     // current copy stays, as Allocate() keeps the pixels of a reused buffer.
-    if (m_DataManager->GetBufferSize() != bytes)
+    DataManagerType * manager = this->Manager();
+    if (manager->GetBufferSize() != bytes)
     {
-      m_DataManager->AdoptCPUBuffer(nullptr, bytes);
+      manager->AdoptCPUBuffer(nullptr, bytes);
     }
     return;
   }
-  if (before != nullptr && pixels != pixelsBefore)
+  DataManagerType * manager = this->ExistingManager();
+  if (manager != nullptr && before != nullptr && pixels != pixelsBefore)
   {
-    m_DataManager->MakeCPUBufferUpToDate();
+    manager->MakeCPUBufferUpToDate();
   }
   Superclass::Allocate(initializePixels);
   PixelContainer * after = Superclass::GetPixelContainer();
-  if (before == nullptr || after->GetBufferPointer() != before || pixels != pixelsBefore ||
-      m_DataManager->GetBufferSize() != static_cast<size_t>(pixels) * sizeof(TPixel))
+  if (manager != nullptr &&
+      (before == nullptr || after->GetBufferPointer() != before || pixels != pixelsBefore ||
+       manager->GetBufferSize() != static_cast<size_t>(pixels) * sizeof(TPixel)))
   {
     this->BindDataManagerToPixelContainer();
   }
@@ -93,7 +142,10 @@ CudaImage<TPixel, VImageDimension>::Initialize()
 {
   Superclass::Initialize();
   // The pixel container was replaced: stop sharing buffers with grafted images.
-  m_DataManager->Initialize();
+  if (DataManagerType * manager = this->ExistingManager())
+  {
+    manager->Initialize();
+  }
 }
 
 template <typename TPixel, unsigned int VImageDimension>
@@ -101,7 +153,10 @@ void
 CudaImage<TPixel, VImageDimension>::FillBuffer(const TPixel & value)
 {
   // Every pixel is overwritten: stale GPU data is not brought down first.
-  m_DataManager->GetCPUBufferPointerForOverwrite();
+  if (DataManagerType * manager = this->ExistingManager())
+  {
+    manager->GetCPUBufferPointerForOverwrite();
+  }
   Superclass::FillBuffer(value);
 }
 
@@ -109,7 +164,10 @@ template <typename TPixel, unsigned int VImageDimension>
 void
 CudaImage<TPixel, VImageDimension>::SetPixel(const IndexType & index, const TPixel & value)
 {
-  m_DataManager->SetGPUBufferDirty();
+  if (DataManagerType * manager = this->ExistingManager())
+  {
+    manager->SetGPUBufferDirty();
+  }
   Superclass::SetPixel(index, value);
 }
 
@@ -117,7 +175,10 @@ template <typename TPixel, unsigned int VImageDimension>
 const TPixel &
 CudaImage<TPixel, VImageDimension>::GetPixel(const IndexType & index) const
 {
-  m_DataManager->MakeCPUBufferUpToDate();
+  if (DataManagerType * manager = this->ExistingManager())
+  {
+    manager->MakeCPUBufferUpToDate();
+  }
   return Superclass::GetPixel(index);
 }
 
@@ -125,7 +186,10 @@ template <typename TPixel, unsigned int VImageDimension>
 TPixel &
 CudaImage<TPixel, VImageDimension>::GetPixel(const IndexType & index)
 {
-  m_DataManager->SetGPUBufferDirty();
+  if (DataManagerType * manager = this->ExistingManager())
+  {
+    manager->SetGPUBufferDirty();
+  }
   return Superclass::GetPixel(index);
 }
 
@@ -145,7 +209,10 @@ template <typename TPixel, unsigned int VImageDimension>
 TPixel *
 CudaImage<TPixel, VImageDimension>::GetBufferPointer()
 {
-  m_DataManager->SetGPUBufferDirty();
+  if (DataManagerType * manager = this->ExistingManager())
+  {
+    manager->SetGPUBufferDirty();
+  }
   return Superclass::GetBufferPointer();
 }
 
@@ -154,7 +221,10 @@ const TPixel *
 CudaImage<TPixel, VImageDimension>::GetBufferPointer() const
 {
   // ITK's iterators, writing ones included, take the buffer here.
-  m_DataManager->UpdateCPUBufferForConstAccess();
+  if (DataManagerType * manager = this->ExistingManager())
+  {
+    manager->UpdateCPUBufferForConstAccess();
+  }
   return Superclass::GetBufferPointer();
 }
 
@@ -162,7 +232,10 @@ template <typename TPixel, unsigned int VImageDimension>
 auto
 CudaImage<TPixel, VImageDimension>::GetPixelAccessor() -> AccessorType
 {
-  m_DataManager->SetGPUBufferDirty();
+  if (DataManagerType * manager = this->ExistingManager())
+  {
+    manager->SetGPUBufferDirty();
+  }
   return Superclass::GetPixelAccessor();
 }
 
@@ -170,7 +243,10 @@ template <typename TPixel, unsigned int VImageDimension>
 auto
 CudaImage<TPixel, VImageDimension>::GetPixelAccessor() const -> const AccessorType
 {
-  m_DataManager->MakeCPUBufferUpToDate();
+  if (DataManagerType * manager = this->ExistingManager())
+  {
+    manager->MakeCPUBufferUpToDate();
+  }
   return Superclass::GetPixelAccessor();
 }
 
@@ -178,7 +254,10 @@ template <typename TPixel, unsigned int VImageDimension>
 auto
 CudaImage<TPixel, VImageDimension>::GetNeighborhoodAccessor() -> NeighborhoodAccessorFunctorType
 {
-  m_DataManager->SetGPUBufferDirty();
+  if (DataManagerType * manager = this->ExistingManager())
+  {
+    manager->SetGPUBufferDirty();
+  }
   return NeighborhoodAccessorFunctorType();
 }
 
@@ -186,7 +265,10 @@ template <typename TPixel, unsigned int VImageDimension>
 auto
 CudaImage<TPixel, VImageDimension>::GetNeighborhoodAccessor() const -> const NeighborhoodAccessorFunctorType
 {
-  m_DataManager->MakeCPUBufferUpToDate();
+  if (DataManagerType * manager = this->ExistingManager())
+  {
+    manager->MakeCPUBufferUpToDate();
+  }
   return NeighborhoodAccessorFunctorType();
 }
 
@@ -199,15 +281,21 @@ CudaImage<TPixel, VImageDimension>::SetPixelContainer(PixelContainer * container
     return;
   }
   Superclass::SetPixelContainer(container);
-  m_DataManager->Initialize();
-  this->BindDataManagerToPixelContainer();
+  if (DataManagerType * manager = this->ExistingManager())
+  {
+    manager->Initialize();
+    this->BindDataManagerToPixelContainer();
+  }
 }
 
 template <typename TPixel, unsigned int VImageDimension>
 auto
 CudaImage<TPixel, VImageDimension>::GetPixelContainer() -> PixelContainer *
 {
-  m_DataManager->SetGPUBufferDirty();
+  if (DataManagerType * manager = this->ExistingManager())
+  {
+    manager->SetGPUBufferDirty();
+  }
   return Superclass::GetPixelContainer();
 }
 
@@ -216,7 +304,10 @@ auto
 CudaImage<TPixel, VImageDimension>::GetPixelContainer() const -> const PixelContainer *
 {
   // A const container still hands out a writable buffer pointer.
-  m_DataManager->UpdateCPUBufferForConstAccess();
+  if (DataManagerType * manager = this->ExistingManager())
+  {
+    manager->UpdateCPUBufferForConstAccess();
+  }
   return Superclass::GetPixelContainer();
 }
 
@@ -226,11 +317,12 @@ CudaImage<TPixel, VImageDimension>::SetBufferedRegion(const RegionType & region)
 {
   const SizeValueType before = this->GetBufferedRegion().GetNumberOfPixels();
   // An empty region had nothing on the GPU: new images skip the data manager.
-  if (before > 0 && region.GetNumberOfPixels() != before)
+  DataManagerType *   manager = this->ExistingManager();
+  if (manager != nullptr && before > 0 && region.GetNumberOfPixels() != before)
   {
     // Keep the data (CPU side), drop the device copy of the old layout.
-    m_DataManager->SetGPUBufferDirty();
-    m_DataManager->Free();
+    manager->SetGPUBufferDirty();
+    manager->Free();
   }
   Superclass::SetBufferedRegion(region);
 }
@@ -240,9 +332,10 @@ void
 CudaImage<TPixel, VImageDimension>::DataHasBeenGenerated()
 {
   Superclass::DataHasBeenGenerated();
-  if (!m_DataManager->IsCPUBufferDirty() && m_DataManager->GetBufferSize() > 0)
+  DataManagerType * manager = this->ExistingManager();
+  if (manager != nullptr && !manager->IsCPUBufferDirty() && manager->GetBufferSize() > 0)
   {
-    m_DataManager->SetGPUBufferDirty();
+    manager->SetGPUBufferDirty();
   }
 }
 
@@ -250,14 +343,14 @@ template <typename TPixel, unsigned int VImageDimension>
 void
 CudaImage<TPixel, VImageDimension>::UpdateBuffers()
 {
-  m_DataManager->Update();
+  this->Manager()->Update();
 }
 
 template <typename TPixel, unsigned int VImageDimension>
 CudaDataManager::Pointer
 CudaImage<TPixel, VImageDimension>::GetCudaDataManager() const
 {
-  return m_DataManager.GetPointer();
+  return this->Manager();
 }
 
 template <typename TPixel, unsigned int VImageDimension>
@@ -271,7 +364,7 @@ CudaImage<TPixel, VImageDimension>::Graft(const Self * data)
   // Superclass::Graft copies metadata and shares the pixel container through
   // Image::SetPixelContainer (not ours), then the device side is shared too.
   Superclass::Graft(static_cast<const Superclass *>(data));
-  m_DataManager->Graft(data->m_DataManager.GetPointer());
+  this->Manager()->Graft(data->Manager());
 }
 
 template <typename TPixel, unsigned int VImageDimension>
@@ -316,8 +409,15 @@ CudaImage<TPixel, VImageDimension>::PrintSelf(std::ostream & os, Indent indent) 
 {
   Superclass::PrintSelf(os, indent);
   os << indent << "HostAllocationOnFirstUse: " << m_HostAllocationOnFirstUse << std::endl;
-  os << indent << "DataManager:" << std::endl;
-  m_DataManager->Print(os, indent.GetNextIndent());
+  if (const DataManagerType * manager = this->ExistingManager())
+  {
+    os << indent << "DataManager:" << std::endl;
+    manager->Print(os, indent.GetNextIndent());
+  }
+  else
+  {
+    os << indent << "DataManager: none yet (made at the first GPU use; the CPU copy is the only one)" << std::endl;
+  }
 }
 } // namespace itk
 

@@ -26,6 +26,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <sstream>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -82,6 +84,52 @@ TEST_P(CudaImageTest, AllocateMakesTheCPUCopyCurrentWithoutTouchingTheDevice)
   EXPECT_EQ(manager->GetGPUBufferSize(), 0u);
   EXPECT_TRUE(TransfersAre(manager, 0, 0));
   EXPECT_EQ(LiveAllocations(), 0u);
+}
+
+TEST_P(CudaImageTest, ADataManagerMadeAfterCPUWritesStartsFromTheCPUCopy)
+{
+  // A CPU-only image has no data manager yet (Print says so); the first that
+  // asks for one gets a manager whose current copy is the CPU buffer.
+  auto               image = MakeImage(5, 4, 3);
+  std::ostringstream before;
+  image->Print(before);
+  EXPECT_NE(before.str().find("DataManager: none yet"), std::string::npos) << before.str();
+  image->FillBuffer(4.5f);
+  image->SetPixel({ { 1, 2, 0 } }, -1.0f);
+  const auto manager = image->GetCudaDataManager();
+  EXPECT_EQ(manager->GetBufferSize(), 60 * sizeof(float));
+  EXPECT_FALSE(manager->IsCPUBufferDirty());
+  EXPECT_TRUE(manager->IsGPUBufferDirty());
+  std::vector<float> expected(60, 4.5f);
+  expected[1 + 2 * 5] = -1.0f;
+  EXPECT_EQ(DeviceCopy(image), expected);
+  EXPECT_EQ(image->GetCudaDataManager(), manager);
+  std::ostringstream after;
+  image->Print(after);
+  EXPECT_EQ(after.str().find("DataManager: none yet"), std::string::npos);
+}
+
+TEST_P(CudaImageTest, ThreadsAskingForTheFirstDataManagerAtOnceGetTheSameOne)
+{
+  for (int round = 0; round < 20; ++round)
+  {
+    auto                                 image = MakeImage(4, 4, 4);
+    const ImageType *                    shared = image;
+    std::vector<const itk::CudaDataManager *> seen(8, nullptr);
+    std::vector<std::thread>             threads;
+    for (size_t t = 0; t < seen.size(); ++t)
+    {
+      threads.emplace_back([&, t] { seen[t] = shared->GetCudaDataManager().GetPointer(); });
+    }
+    for (auto & thread : threads)
+    {
+      thread.join();
+    }
+    for (const auto * manager : seen)
+    {
+      EXPECT_EQ(manager, image->GetCudaDataManager().GetPointer());
+    }
+  }
 }
 
 TEST_P(CudaImageTest, GPUCopyMirrorsTheCPUBuffer)
