@@ -70,6 +70,56 @@ MeasurePerImageCost(Results & results)
   results.Add({ "itk::Image New+SetRegions+Allocate", PerImageEdge, shape, plain, "us", "", NotANumber });
 }
 
+void
+MeasureSmallImageRoundTrip(Results & results)
+{
+  using CudaImage = itk::CudaImage<float, 2>;
+  std::cout << "Per-image GPU round trip (" << PerImageEdge << "x" << PerImageEdge << ")\n";
+  CudaImage::SizeType size;
+  size.Fill(PerImageEdge);
+  CudaImage::Pointer image;
+  const void *       device = nullptr;
+  // New, SetRegions, Allocate, FillBuffer, GetGPUBufferPointer (device
+  // allocation and upload) and the image's destruction, all timed: the host
+  // time a pipeline of many small images pays per image. The upload and the
+  // free are queued on the image's stream and finish after the clock stops;
+  // the device is idle before each run (untimed synchronisation).
+  const Samples milliseconds = TimeOnHost(
+    PerImageWarmUpRuns / 10,
+    PerImageRuns / 10,
+    false,
+    [] { CUDA_CHECK(cudaDeviceSynchronize()); },
+    [&] {
+      image = CudaImage::New();
+      image->SetRegions(size);
+      image->Allocate();
+      image->FillBuffer(2.0f);
+      device = image->GetCudaDataManager()->GetGPUBufferPointer();
+      image = nullptr;
+    },
+    [&] {
+      if (device == nullptr)
+      {
+        itkGenericExceptionMacro("the round trip's image had no device buffer");
+      }
+    });
+  // One more, checked: the device copy holds the filled pixels.
+  image = CudaImage::New();
+  image->SetRegions(size);
+  image->Allocate();
+  image->FillBuffer(2.0f);
+  const std::vector<float> expected(PerImageEdge * PerImageEdge, 2.0f);
+  CheckDeviceBuffer(image->GetCudaDataManager()->GetConstGPUBufferPointer(), expected.data(), expected.size(),
+                    "16x16 GPU round trip");
+  results.Add({ "CudaImage New+SetRegions+Allocate+FillBuffer+GetGPUBufferPointer+destroy",
+                PerImageEdge,
+                PlaneShape(PerImageEdge, PerImageEdge),
+                Scaled(milliseconds, 1000.0),
+                "us",
+                "target (issue 13)",
+                5.0 });
+}
+
 namespace
 {
 /** New() + SetRegions() + Allocate() of an N^3 image, in milliseconds. The

@@ -493,6 +493,8 @@ MakeVolume(unsigned long n, double low, double high, uint64_t seed)
 // CudaBenchmarkImage.cxx
 void
 MeasurePerImageCost(Results & results);
+void
+MeasureSmallImageRoundTrip(Results & results);
 
 void
 MeasureAllocateAgain(Results & results, unsigned long n, const Options & options, bool gpu);

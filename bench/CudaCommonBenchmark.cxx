@@ -92,6 +92,7 @@ RunBenchmark(const Options & options)
   std::unique_ptr<DeviceTimer> timer;
   if (gpu)
   {
+    MeasureSmallImageRoundTrip(results);
     timer = std::make_unique<DeviceTimer>();
   }
   for (const unsigned long n : options.sizes)

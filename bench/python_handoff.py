@@ -84,12 +84,20 @@ def main():
         ("torch.as_tensor(image, device='cuda')", lambda: torch.as_tensor(image, device="cuda")),
         ("torch.from_dlpack(image)", lambda: torch.from_dlpack(image)),
         ("cupy.from_dlpack(image)", lambda: cupy.from_dlpack(image)),
+        # The producer's share of torch.from_dlpack: the two calls it makes on
+        # the object, with its arguments (the capsule is dropped unconsumed).
+        ("producer side: image.__dlpack_device__() + image.__dlpack__(stream=1, max_version=(1, 0))",
+         lambda: (image.__dlpack_device__(), image.__dlpack__(stream=1, max_version=(1, 0)))),
         ("itk.cuda_image_from_cuda_array(cupy array)", lambda: itk.cuda_image_from_cuda_array(array)),
         ("itk.cuda_image_from_cuda_array(torch tensor)", lambda: itk.cuda_image_from_cuda_array(tensor)),
         ("reference: cupy_array.__cuda_array_interface__", lambda: array.__cuda_array_interface__),
         ("reference: torch_tensor.__cuda_array_interface__", lambda: tensor.__cuda_array_interface__),
         ("reference: torch.as_tensor(cupy array, device='cuda')", lambda: torch.as_tensor(array, device="cuda")),
         ("reference: torch.from_dlpack(cupy array)", lambda: torch.from_dlpack(array)),
+        ("reference: producer side, the same two calls on the cupy array",
+         lambda: (array.__dlpack_device__(), array.__dlpack__(stream=1, max_version=(1, 0)))),
+        ("reference: torch.cuda.current_stream('cuda:0') (a step of torch.from_dlpack)",
+         lambda: torch.cuda.current_stream("cuda:0")),
         ("reference: cupy.from_dlpack(torch tensor)", lambda: cupy.from_dlpack(tensor)),
         ("reference: cupy.asarray(torch tensor)", lambda: cupy.asarray(tensor)),
     ]
