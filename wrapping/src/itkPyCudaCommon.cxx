@@ -512,6 +512,81 @@ DeviceCount()
   return itk::CudaGetAvailableDevices(devices);
 }
 
+bool
+ParseDLPackArguments(PyObject *  stream,
+                     PyObject *  maxVersion,
+                     PyObject *  dlDevice,
+                     PyObject *  copy,
+                     int         device,
+                     long long * streamValue,
+                     bool *      versioned)
+{
+  if (copy != nullptr && copy != Py_None)
+  {
+    const int wanted = PyObject_IsTrue(copy);
+    if (wanted < 0)
+    {
+      return false;
+    }
+    if (wanted == 1)
+    {
+      PyErr_SetString(PyExc_BufferError, "copy=True: CudaImage exports its device buffer without copying");
+      return false;
+    }
+  }
+  if (dlDevice != nullptr && dlDevice != Py_None)
+  {
+    int type = -1;
+    int index = -1;
+    PyObject * tuple = PySequence_Tuple(dlDevice);
+    const bool parsed = tuple != nullptr && PyArg_ParseTuple(tuple, "ii", &type, &index);
+    Py_XDECREF(tuple);
+    if (!parsed)
+    {
+      PyErr_Clear();
+      PyErr_SetString(PyExc_BufferError, "dl_device: expected a (device type, device id) pair");
+      return false;
+    }
+    if (type != 2 || index != device)
+    {
+      PyErr_Format(PyExc_BufferError, "dl_device (%d, %d) requested; the image is on (2, %d)", type, index, device);
+      return false;
+    }
+  }
+  *streamValue = 1; // None: the legacy default stream
+  if (stream != nullptr && stream != Py_None)
+  {
+    const long long value = PyLong_Check(stream) && !PyBool_Check(stream) ? PyLong_AsLongLong(stream) : 0;
+    if (value == 0 || (value == -1 && PyErr_Occurred() != nullptr))
+    {
+      PyErr_Clear();
+      PyObject *   text = PyObject_Repr(stream);
+      const char * shown = text != nullptr ? PyUnicode_AsUTF8(text) : nullptr;
+      PyErr_Clear();
+      PyErr_Format(PyExc_ValueError, "stream: expected None, -1, 1, 2 or a CUDA stream handle, got %s",
+                   shown != nullptr ? shown : "an object without repr");
+      Py_XDECREF(text);
+      return false;
+    }
+    *streamValue = value;
+  }
+  *versioned = false;
+  if (maxVersion != nullptr && maxVersion != Py_None)
+  {
+    PyObject * major = PySequence_GetItem(maxVersion, 0);
+    const long value = major != nullptr ? PyLong_AsLong(major) : -1;
+    Py_XDECREF(major);
+    if (PyErr_Occurred() != nullptr)
+    {
+      PyErr_Clear();
+      PyErr_SetString(PyExc_ValueError, "max_version: expected a (major, minor) pair of integers");
+      return false;
+    }
+    *versioned = value >= 1;
+  }
+  return true;
+}
+
 void
 LegacyStreamWaitFor(unsigned long long stream)
 {

@@ -267,6 +267,41 @@ ToDLPack(TImage * image, bool versioned, long long stream, PyObject * proxy)
                            std::move(view.Hold));
 }
 
+/** The arguments of `__dlpack__(stream=, max_version=, dl_device=, copy=)`
+ * checked as the DLPack protocol asks (BufferError, ValueError: a Python
+ * error is set and false returned): the stream value to wait on (-1: none;
+ * 1: the legacy default stream, also for None) and whether the capsule is
+ * versioned. `device` is the image's. */
+bool
+ParseDLPackArguments(PyObject *  stream,
+                     PyObject *  maxVersion,
+                     PyObject *  dlDevice,
+                     PyObject *  copy,
+                     int         device,
+                     long long * streamValue,
+                     bool *      versioned);
+
+/** `image.__dlpack__(...)` in one call: the arguments checked, then ToDLPack()
+ * (nullptr with a Python error set on a bad argument or an empty image). */
+template <typename TImage>
+PyObject *
+DLPackOf(TImage * image, PyObject * proxy, PyObject * stream, PyObject * maxVersion, PyObject * dlDevice, PyObject * copy)
+{
+  long long  streamValue = 1;
+  bool       versioned = false;
+  const auto manager = image->GetDataManager();
+  if (!ParseDLPackArguments(stream, maxVersion, dlDevice, copy, manager->GetDevice(), &streamValue, &versioned))
+  {
+    return nullptr;
+  }
+  if (image->GetBufferedRegion().GetNumberOfPixels() == 0)
+  {
+    PyErr_SetString(PyExc_BufferError, "the image has no pixels (set its regions and allocate it first)");
+    return nullptr;
+  }
+  return ToDLPack(image, versioned, streamValue, proxy);
+}
+
 /** Keeps a Python object alive from C++; the last reference is dropped with the GIL held. */
 std::shared_ptr<const void>
 KeepAlive(PyObject * owner);

@@ -109,11 +109,13 @@ def test_memory_probe_sees_a_device_allocation(gpu):
     image.FillBuffer(1.0)
     image.GetCudaDataManager().GetConstGPUBufferPointer()  # context and first allocation out of the way
     image.GetCudaDataManager().SetGPUBufferDirty()  # released (ReleaseDirtyGPUBuffer)
+    icc.CudaTrimMemoryPools()  # and given back to the device, not kept by the pool
     probe = itk.CudaMemoryProbe()
     probe.Start()
     image.GetCudaDataManager().GetConstGPUBufferPointer()
     probe.Stop()
-    assert 16384 <= probe.GetTotal() <= 16384 + 4096
+    # The pool takes device memory in chunks: the 16 MiB, and at most as much again.
+    assert 16384 <= probe.GetTotal() <= 2 * 16384 + 4096
 
 
 def test_split_devices_are_checked():

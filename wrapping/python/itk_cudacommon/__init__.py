@@ -49,7 +49,33 @@ def CudaUnavailableReason():
     return core.CudaUnavailableReason()
 
 
+def CudaMemoryPoolIsEnabled():
+    """True when device buffers come from CudaCommon's stream-ordered memory
+    pools (the default; ITK_CUDA_MEMORY_POOL=0 turns them off)."""
+    return core.CudaMemoryPoolIsEnabled()
+
+
+def CudaTrimMemoryPools(keep_bytes=0):
+    """Give the devices the memory the pools keep for later allocations (all
+    but keep_bytes per device), after the device work queued so far."""
+    core.CudaTrimMemoryPools(int(keep_bytes))
+
+
+def CudaSetMemoryPoolReleaseThreshold(nbytes):
+    """Bytes of freed memory each pool keeps for later allocations."""
+    core.CudaSetMemoryPoolReleaseThreshold(int(nbytes))
+
+
+def CudaGetMemoryPoolReleaseThreshold(device=0):
+    """The release threshold of device's pool, in bytes."""
+    return core.CudaGetMemoryPoolReleaseThreshold(int(device))
+
+
 __all__ = [
+    "CudaGetMemoryPoolReleaseThreshold",
+    "CudaMemoryPoolIsEnabled",
+    "CudaSetMemoryPoolReleaseThreshold",
+    "CudaTrimMemoryPools",
     "CudaDataManager",
     "CudaImage",
     "CudaImageFromImageFilter",

@@ -69,6 +69,9 @@ def _new_with_inputs(cls):
 
 def _image_methods(cls, base):
     """What a CudaImage class adds to the wheel's image class `base`."""
+    from . import core
+
+    dlpack_of = core._CudaCommonPython._DLPackOf  # the extension's function itself: one call
 
     def FillBuffer(self, value):
         self._PrepareHostAccess(_OVERWRITE)
@@ -93,17 +96,7 @@ def _image_methods(cls, base):
         consumer's `stream` (None: the legacy default stream) waits for the
         work queued on the image's stream; -1 skips that. The capsule holds
         the image and its device buffer until the consumer releases it."""
-        if copy:
-            raise BufferError("copy=True: CudaImage exports its device buffer without copying")
-        if dl_device is not None and tuple(dl_device) != self._DLPackDevice():
-            raise BufferError(f"dl_device {tuple(dl_device)} requested; the image is on {self._DLPackDevice()}")
-        if stream is None:
-            stream = 1
-        if stream != -1 and (not isinstance(stream, int) or isinstance(stream, bool) or stream == 0):
-            raise ValueError(f"stream: expected None, -1, 1, 2 or a CUDA stream handle, got {stream!r}")
-        if self._BufferBytes() == 0:
-            raise BufferError("the image has no pixels (set its regions and allocate it first)")
-        return self._DLPack(max_version is not None and tuple(max_version)[0] >= 1, stream)
+        return dlpack_of(self, stream, max_version, dl_device, copy)
 
     def GetDevice(self):
         """The CUDA device of the GPU copy (the default device until chosen)."""
@@ -125,8 +118,6 @@ def _image_methods(cls, base):
         setattr(cls, function.__name__, function)
     cls.__dlpack_device__ = cls.__dict__["_DLPackDevice"]  # the method wrapper, which binds
     # The property calls the module's function itself (no method wrapper in between).
-    from . import core
-
     cls.__cuda_array_interface__ = property(
         getattr(core._CudaCommonPython, f"{cls.__name__}__CudaArrayInterface"),
         doc="CUDA Array Interface, version 3: GPU copy made current, CPU copy stale (the consumer may write). "
