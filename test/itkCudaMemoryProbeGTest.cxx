@@ -53,15 +53,20 @@ TEST(CudaMemoryProbe, MeasuresAnAllocation)
   probe.Start();
   buffer->Allocate(bytes);
   probe.Stop();
-  // cudaMalloc rounds to its page size; 64 MiB is 65536 kB.
+  // cudaMalloc rounds to its page size; 64 MiB is 65536 kB. The probe sees
+  // the whole device, so tools that shadow device memory add theirs: under
+  // compute-sanitizer's initcheck, in the process of the whole suite, this
+  // interval measured 98304 kB. At most twice the buffer still tells kB
+  // from bytes or MiB.
   EXPECT_GE(probe.GetTotal(), 65536);
-  EXPECT_LE(probe.GetTotal(), 65536 + 4096);
+  EXPECT_LE(probe.GetTotal(), 2 * 65536 + 4096);
   EXPECT_EQ(probe.GetMean(), static_cast<double>(probe.GetTotal()));
+  const auto first = probe.GetTotal();
 
   buffer->Free();
   probe.Start();
   probe.Stop();
-  EXPECT_LE(std::abs(probe.GetTotal() - 65536), 4096); // a second, empty interval adds ~0
+  EXPECT_LE(std::abs(probe.GetTotal() - first), 4096); // a second, empty interval adds ~0
 }
 
 TEST(CudaMemoryProbe, WorksInACollector)
