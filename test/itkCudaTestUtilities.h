@@ -19,6 +19,7 @@
 #define itkCudaTestUtilities_h
 
 #include "itkCudaDataManager.h"
+#include "itkCudaEmulatedMemoryBackend.h"
 #include "itkCudaMemoryBackend.h"
 #include "itkCudaUtil.h"
 
