@@ -64,7 +64,11 @@ ParseBytes(const char * text, uint64_t fallback)
     default:
       return fallback;
   }
-  return end[1] == '\0' || ((end[1] == 'i' || end[1] == 'B') && end[2] == '\0') ? value * scale : fallback;
+  // "M", "MB", "MiB" alike, in any case (binary units).
+  const char * rest = end + 1;
+  rest += std::toupper(static_cast<unsigned char>(*rest)) == 'I' ? 1 : 0;
+  rest += std::toupper(static_cast<unsigned char>(*rest)) == 'B' ? 1 : 0;
+  return *rest == '\0' ? value * scale : fallback;
 }
 
 bool

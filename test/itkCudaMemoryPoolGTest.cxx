@@ -21,6 +21,8 @@
 #include "itkCudaTestUtilities.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <set>
 #include <vector>
 
@@ -147,6 +149,17 @@ TEST_F(CudaMemoryPool, AllocationWithoutAStreamTrimsThePoolWhenTheDeviceIsFull)
   EXPECT_EQ(buffer->GetBufferSize(), bytes);
   buffer->Free();
   cudaFree(hog);
+}
+
+TEST(CudaMemoryPoolEnvironment, ReleaseThresholdFollowsTheProcessSetting)
+{
+  // Needs no device: a threshold set by the environment is returned as set.
+  const char * expected = std::getenv("CUDACOMMON_EXPECT_POOL_RELEASE_THRESHOLD");
+  if (expected == nullptr)
+  {
+    GTEST_SKIP() << "run by CTest with ITK_CUDA_POOL_RELEASE_THRESHOLD set";
+  }
+  EXPECT_EQ(itk::CudaGetMemoryPoolReleaseThreshold(0), std::stoull(expected));
 }
 
 TEST(CudaPooledStreams, ImagesShareAFewBlockingStreamsThatOutliveThem)
