@@ -247,20 +247,19 @@ CudaArrayInterfaceOf(const CudaGPUBufferExport & view,
   {
     return PyDict_Copy(exports->Interface); // the consumer may change its copy
   }
-  // A hold's address is its allocation's: one hold per buffer, however often it is exported.
-  if (std::none_of(exports->Holds.begin(), exports->Holds.end(), [&](const auto & held) {
-        return held.get() == view.Hold.get();
-      }))
+  // A hold's address is its allocation's: one hold per buffer, however often
+  // it is exported; the current allocation's is kept last, where the cache
+  // check looks.
+  const auto held = std::find_if(exports->Holds.begin(), exports->Holds.end(), [&](const auto & hold) {
+    return hold.get() == view.Hold.get();
+  });
+  if (held == exports->Holds.end())
   {
     exports->Holds.push_back(view.Hold);
   }
-  else if (exports->Holds.back().get() != view.Hold.get())
+  else
   {
-    // Keep the current allocation last, where the cache check looks.
-    auto current = std::find_if(exports->Holds.begin(), exports->Holds.end(), [&](const auto & held) {
-      return held.get() == view.Hold.get();
-    });
-    std::rotate(current, current + 1, exports->Holds.end());
+    std::rotate(held, held + 1, exports->Holds.end());
   }
   PyObject * interface = BuildCudaArrayInterface(view, shape, typestr);
   if (interface == nullptr)
@@ -517,10 +516,11 @@ ParseDLPackArguments(PyObject *  stream,
                      PyObject *  maxVersion,
                      PyObject *  dlDevice,
                      PyObject *  copy,
-                     int         device,
                      long long * streamValue,
-                     bool *      versioned)
+                     bool *      versioned,
+                     int *       requestedDevice)
 {
+  *requestedDevice = -1;
   if (copy != nullptr && copy != Py_None)
   {
     const int wanted = PyObject_IsTrue(copy);
@@ -547,11 +547,13 @@ ParseDLPackArguments(PyObject *  stream,
       PyErr_SetString(PyExc_BufferError, "dl_device: expected a (device type, device id) pair");
       return false;
     }
-    if (type != 2 || index != device)
+    if (type != 2 || index < 0)
     {
-      PyErr_Format(PyExc_BufferError, "dl_device (%d, %d) requested; the image is on (2, %d)", type, index, device);
+      PyErr_Format(PyExc_BufferError, "dl_device (%d, %d) requested; the image is on a CUDA device (2, ...)", type,
+                   index);
       return false;
     }
+    *requestedDevice = index;
   }
   *streamValue = 1; // None: the legacy default stream
   if (stream != nullptr && stream != Py_None)

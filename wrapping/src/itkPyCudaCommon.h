@@ -240,22 +240,52 @@ MakeDLPackCapsule(unsigned long long             pointer,
 unsigned long long
 StreamValue(cudaStream_t stream);
 
-/** `image.__dlpack__()`: the capsule keeps `proxy` and the buffer alive until
- * the consumer releases the tensor; the consumer's `stream` (-1: none) is
- * made to wait for the work queued on the image's stream. */
+/** The arguments of `__dlpack__(stream=, max_version=, dl_device=, copy=)`
+ * checked as the DLPack protocol asks (BufferError, ValueError: a Python
+ * error is set and false returned): the stream value to wait on (-1: none;
+ * 1: the legacy default stream, also for None), whether the capsule is
+ * versioned, and the CUDA device index dl_device asks for (-1: none). */
+bool
+ParseDLPackArguments(PyObject *  stream,
+                     PyObject *  maxVersion,
+                     PyObject *  dlDevice,
+                     PyObject *  copy,
+                     long long * streamValue,
+                     bool *      versioned,
+                     int *       requestedDevice);
+
+/** `image.__dlpack__(...)` in one call (nullptr with a Python error set on a
+ * bad argument or an empty image): GPU copy made current, CPU copy stale; the
+ * capsule keeps `proxy` and the buffer alive until the consumer releases the
+ * tensor; the consumer's stream (unless -1) waits for the image's. */
 template <typename TImage>
 PyObject *
-ToDLPack(TImage * image, bool versioned, long long stream, PyObject * proxy)
+DLPackOf(TImage * image, PyObject * proxy, PyObject * stream, PyObject * maxVersion, PyObject * dlDevice, PyObject * copy)
 {
   using Component = typename NumericTraits<typename TImage::PixelType>::ValueType;
+  long long streamValue = 1;
+  bool      versioned = false;
+  int       requestedDevice = -1;
+  if (!ParseDLPackArguments(stream, maxVersion, dlDevice, copy, &streamValue, &versioned, &requestedDevice))
+  {
+    return nullptr;
+  }
+  auto * manager = image->GetDataManager();
+  if (requestedDevice >= 0 && requestedDevice != manager->GetDevice())
+  {
+    PyErr_Format(PyExc_BufferError, "dl_device (2, %d) requested; the image is on (2, %d)", requestedDevice,
+                 manager->GetDevice());
+    return nullptr;
+  }
   if (image->GetBufferedRegion().GetNumberOfPixels() == 0)
   {
-    throw std::invalid_argument("__dlpack__: the image has no pixels (set its regions and allocate it first)");
+    PyErr_SetString(PyExc_BufferError, "the image has no pixels (set its regions and allocate it first)");
+    return nullptr;
   }
-  CudaGPUBufferExport view = image->GetDataManager()->ExportGPUBuffer(true);
-  if (stream != -1)
+  CudaGPUBufferExport view = manager->ExportGPUBuffer(true);
+  if (streamValue != -1)
   {
-    StreamWaitFor(static_cast<unsigned long long>(stream), StreamValue(view.Stream));
+    StreamWaitFor(static_cast<unsigned long long>(streamValue), StreamValue(view.Stream));
   }
   return MakeDLPackCapsule(reinterpret_cast<uintptr_t>(view.Pointer),
                            view.Device,
@@ -265,41 +295,6 @@ ToDLPack(TImage * image, bool versioned, long long stream, PyObject * proxy)
                            false,
                            proxy,
                            std::move(view.Hold));
-}
-
-/** The arguments of `__dlpack__(stream=, max_version=, dl_device=, copy=)`
- * checked as the DLPack protocol asks (BufferError, ValueError: a Python
- * error is set and false returned): the stream value to wait on (-1: none;
- * 1: the legacy default stream, also for None) and whether the capsule is
- * versioned. `device` is the image's. */
-bool
-ParseDLPackArguments(PyObject *  stream,
-                     PyObject *  maxVersion,
-                     PyObject *  dlDevice,
-                     PyObject *  copy,
-                     int         device,
-                     long long * streamValue,
-                     bool *      versioned);
-
-/** `image.__dlpack__(...)` in one call: the arguments checked, then ToDLPack()
- * (nullptr with a Python error set on a bad argument or an empty image). */
-template <typename TImage>
-PyObject *
-DLPackOf(TImage * image, PyObject * proxy, PyObject * stream, PyObject * maxVersion, PyObject * dlDevice, PyObject * copy)
-{
-  long long  streamValue = 1;
-  bool       versioned = false;
-  const auto manager = image->GetDataManager();
-  if (!ParseDLPackArguments(stream, maxVersion, dlDevice, copy, manager->GetDevice(), &streamValue, &versioned))
-  {
-    return nullptr;
-  }
-  if (image->GetBufferedRegion().GetNumberOfPixels() == 0)
-  {
-    PyErr_SetString(PyExc_BufferError, "the image has no pixels (set its regions and allocate it first)");
-    return nullptr;
-  }
-  return ToDLPack(image, versioned, streamValue, proxy);
 }
 
 /** Keeps a Python object alive from C++; the last reference is dropped with the GIL held. */

@@ -89,7 +89,6 @@ def _image_methods(cls, base):
         self._PrepareHostAccess(_WRITE)
         return base.GetPixelContainer(self, *args)
 
-
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule of the device buffer (versioned when the consumer's
         max_version allows 1.x). GPU copy made current, CPU copy stale. The
