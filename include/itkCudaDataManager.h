@@ -542,7 +542,8 @@ private:
   AllocatePendingCPUBufferLocked(SharedState & state);
   void
   DownloadLocked(SharedState & state);
-  void
+  /** Returns whether it (re)allocated. */
+  bool
   AllocateGPUBufferLocked(SharedState & state);
   void
   ReleaseStaleGPUBufferLocked(SharedState & state);

@@ -21,7 +21,7 @@
 #include "itkCudaDataManager.h"
 
 #include <functional>
-#include <map>
+#include <memory>
 #include <ostream>
 #include <vector>
 
@@ -156,18 +156,10 @@ public:
 private:
   static constexpr unsigned int NumberOfLanes = 3;
 
-  /** What one remote device keeps between runs. */
-  struct Remote
-  {
-    cudaStream_t           Streams[NumberOfLanes]{};
-    cudaEvent_t            Done[NumberOfLanes]{};
-    GPUMemPointer::Pointer Scratch[NumberOfLanes];
-  };
+  /** The streams, events and scratch buffers kept between runs (owned by
+   * the library's RAII types, src/itkCudaResources.h). */
+  struct Resources;
 
-  Remote &
-  GetRemote(int device, size_t scratchBytes);
-  cudaEvent_t
-  GetReadyEvent(int homeDevice);
   /** Returns how many of the device's streams it used. */
   unsigned int
   QueueRemotePiece(const Piece &               piece,
@@ -185,8 +177,7 @@ private:
   bool                       m_AllDevices{ false };
   size_t                     m_ChunkBytes{ size_t{ 64 } << 20 };
   std::vector<Piece>         m_LastPieces;
-  std::map<int, Remote>      m_Remotes;
-  std::map<int, cudaEvent_t> m_ReadyEvents; // per home device
+  std::unique_ptr<Resources> m_Resources;
 };
 } // namespace itk
 

@@ -32,6 +32,15 @@ namespace itk
  * parent's GenerateData(), the CPU implementation; when that does not exist
  * either, the exception says that no CUDA device was available.
  *
+ * GPUGenerateData() runs inside a CudaStreamOrderingScope on the primary
+ * output's stream (GetCudaStream()): the device pointers it takes from its
+ * inputs and outputs (GetConstGPUBufferPointer(), GetGPUBufferPointer(), ...)
+ * are ready for the kernels it queues there, uploads included, and whatever
+ * later uses those images (a download, the next filter, a free) comes after
+ * those kernels. A subclass queues its work on GetCudaStream() and needs no
+ * events; work it queues on the legacy default stream (ITKCudaCommon 2.x
+ * code) is ordered too, the images' streams being blocking streams.
+ *
  * TParentImageFilter may be any ImageSource subclass (an ImageToImageFilter,
  * an InPlaceImageFilter, a concrete CPU filter, ...).
  * \ingroup CudaCommon
@@ -100,12 +109,22 @@ protected:
   virtual void
   GPUGenerateData();
 
+  /** The stream GPUGenerateData() queues its work on: the primary output's
+   * (the legacy default stream when that is not a CudaImage); nullptr
+   * outside GPUGenerateData(). */
+  cudaStream_t
+  GetCudaStream() const
+  {
+    return m_CudaStream;
+  }
+
 private:
   void
   CheckOutputType(const DataObject * output) const;
 
-  bool m_GPUEnabled{ true };
-  int  m_Device{ -1 };
+  bool         m_GPUEnabled{ true };
+  int          m_Device{ -1 };
+  cudaStream_t m_CudaStream{ nullptr };
 };
 } // namespace itk
 

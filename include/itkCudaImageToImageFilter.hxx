@@ -86,7 +86,16 @@ CudaImageToImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GenerateD
       output->GetCudaDataManager()->SetDevice(device); // no-op when grafted from the input
     }
   }
+  auto * primary = dynamic_cast<CudaOutputImage *>(this->ProcessObject::GetPrimaryOutput());
+  m_CudaStream = primary != nullptr ? primary->GetCudaDataManager()->GetStream() : nullptr;
+  struct ClearStream
+  {
+    cudaStream_t & Stream;
+    ~ClearStream() { Stream = nullptr; }
+  } const clearStream{ m_CudaStream };
+  CudaStreamOrderingScope ordering(m_CudaStream);
   this->GPUGenerateData();
+  ordering.Finish();
 }
 
 template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
@@ -151,6 +160,7 @@ CudaImageToImageFilter<TInputImage, TOutputImage, TParentImageFilter>::PrintSelf
   Superclass::PrintSelf(os, indent);
   os << indent << "GPUEnabled: " << (m_GPUEnabled ? "On" : "Off") << std::endl;
   os << indent << "Device: " << m_Device << (m_Device < 0 ? " (the input's)" : "") << std::endl;
+  os << indent << "CudaStream: " << static_cast<const void *>(m_CudaStream) << std::endl;
 }
 } // namespace itk
 

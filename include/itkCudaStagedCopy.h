@@ -133,12 +133,6 @@ struct CudaStagedCopyStatistics
 /** Counters of the copies made by the two functions above (all threads). */
 CudaCommon_EXPORT CudaStagedCopyStatistics
 CudaGetStagedCopyStatistics() noexcept;
-
-/** For tests of the error path: make the `n`-th staged chunk from now (1 = the
- * next one, counting both directions) fail with `error` instead of being
- * enqueued, while earlier chunks may still be in flight; 0 disables. */
-CudaCommon_EXPORT void
-CudaStagedCopyFailChunkAfter(unsigned int n, cudaError_t error = cudaErrorLaunchFailure) noexcept;
 } // namespace itk
 
 #endif

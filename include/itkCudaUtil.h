@@ -103,6 +103,78 @@ CudaUnavailableReason();
 CudaCommon_EXPORT void
 CudaStreamWaitFor(cudaStream_t waiter, cudaStream_t producer);
 
+/** \class CudaStreamOrderingScope
+ * \brief Orders one stream with the streams of the images that work queued
+ * on it uses: what a CUDA filter's GPUGenerateData() runs inside.
+ *
+ * While a scope is open on a thread, every device pointer a CudaDataManager
+ * hands out on that thread (GetGPUBufferPointer() and its const,
+ * for-overwrite and pointer-to-pointer forms, UpdateGPUBuffer(),
+ * ExportGPUBuffer()) is ready for the work queued next on the scope's
+ * stream: the stream waits for the buffer's own stream (its uploads, and
+ * the kernels of the filters before) when they differ. Copies and frees a
+ * manager queues on a buffer's stream while the scope is open come after
+ * the work queued on the scope's stream so far, once the scope has used that
+ * buffer. Finish() (or the destructor) closes the scope and makes the stream
+ * of every buffer it used wait for the scope's stream, so that later copies,
+ * frees and kernels of those images follow the work queued there.
+ *
+ * CudaImageToImageFilter opens one on its primary output's stream around
+ * GPUGenerateData(), so a filter queues its kernels on
+ * GetCudaStream() and needs no events of its own. Scopes nest (the innermost
+ * applies) and must be closed in the reverse order of their opening. Waits
+ * are events queued on the streams: the host never blocks. Work queued on
+ * the legacy default stream needs no scope: the images' streams are
+ * blocking streams, ordered with it by CUDA.
+ * \ingroup CudaCommon
+ */
+class CudaCommon_EXPORT CudaStreamOrderingScope
+{
+public:
+  /** Open a scope on `stream` (a stream of any device) on the calling thread. */
+  explicit CudaStreamOrderingScope(cudaStream_t stream);
+  /** Closes the scope as Finish() does; a failing wait is logged, not thrown. */
+  ~CudaStreamOrderingScope();
+  CudaStreamOrderingScope(const CudaStreamOrderingScope &) = delete;
+  CudaStreamOrderingScope &
+  operator=(const CudaStreamOrderingScope &) = delete;
+
+  /** Close the scope: the streams it used wait for its stream.
+   * \throws itk::ExceptionObject naming the CUDA error, or when a scope
+   * opened later on this thread is still open. */
+  void
+  Finish();
+
+  cudaStream_t
+  GetStream() const
+  {
+    return m_Stream;
+  }
+
+  /** The scope's stream waits for the work queued on `producer` so far, and
+   * `producer` will wait for the scope's stream at Finish(). Nothing to do for
+   * the scope's own stream. \throws itk::ExceptionObject naming the CUDA error. */
+  void
+  WaitFor(cudaStream_t producer);
+
+  /** True when WaitFor(`stream`) was called in this scope. */
+  bool
+  HasUsed(cudaStream_t stream) const;
+
+  /** The innermost open scope of the calling thread, or nullptr. */
+  static CudaStreamOrderingScope *
+  GetCurrent() noexcept;
+
+private:
+  cudaError_t
+  Close() noexcept;
+
+  cudaStream_t              m_Stream;
+  CudaStreamOrderingScope * m_Enclosing;
+  std::vector<cudaStream_t> m_Used;
+  bool                      m_Open{ true };
+};
+
 /** Let `device` and `peer` read and write each other's memory directly (over
  * NVLink or PCIe) when the hardware allows it, so that copies between them
  * need not go through host memory. Peer access is a property of the whole

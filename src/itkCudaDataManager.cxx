@@ -454,6 +454,9 @@ struct CudaDataManager::SharedState
   // on: one of the device's pooled streams, never destroyed by us.
   cudaStream_t                       Stream{ nullptr };
   std::shared_ptr<CudaMemoryBackend> StreamBackend;
+  // Stream is a CUDA stream (not an emulated backend's handle), which
+  // CudaStreamOrderingScope can order with events.
+  bool RuntimeStream{ false };
   // An upload from the pinned CPU buffer may still be reading it.
   bool UploadPending{ false };
   // Device of the GPU copy; -1: the default device, chosen at first use.
@@ -497,9 +500,41 @@ struct CudaDataManager::SharedState
     {
       auto backend = CudaMemoryBackend::GetDefault();
       CUDA_CHECK(backend->AcquireStream(&Stream, ResolveDevice()));
+      RuntimeStream = dynamic_cast<CudaRuntimeMemoryBackend *>(backend.get()) != nullptr;
       StreamBackend = std::move(backend);
     }
     return Stream;
+  }
+
+  /** Before queuing a copy or a free on the stream: inside the thread's
+   * CudaStreamOrderingScope, once the scope has used this buffer, its
+   * kernels may still use the memory. */
+  void
+  FollowScope()
+  {
+    CudaStreamOrderingScope * scope = CudaStreamOrderingScope::GetCurrent();
+    if (scope != nullptr && StreamBackend && RuntimeStream && scope->HasUsed(Stream))
+    {
+      CudaStreamWaitFor(Stream, scope->GetStream());
+    }
+  }
+
+  /** After making the device buffer current: inside a scope, the pointer is
+   * handed to work on the scope's stream, which must follow what is queued
+   * here (`queued`: this call queued an allocation or a copy). */
+  void
+  ReadyForScope(bool queued)
+  {
+    CudaStreamOrderingScope * scope = CudaStreamOrderingScope::GetCurrent();
+    if (scope == nullptr)
+    {
+      return;
+    }
+    this->GetStream(); // a borrowed buffer has none yet: later copies go there
+    if (RuntimeStream && (queued || !scope->HasUsed(Stream)))
+    {
+      scope->WaitFor(Stream);
+    }
   }
 
   /** Before the host writes or gives up the CPU buffer. */
@@ -651,6 +686,7 @@ CudaDataManager::DownloadLocked(SharedState & state)
   {
     const auto   backend = state.GPUBuffer->GetBackend();
     cudaStream_t stream = state.GetStream();
+    state.FollowScope();
     CudaHostMemoryPool::GetInstance().PrepareForTransfer(state.CPUBuffer); // pins a buffer copied again
     CUDA_CHECK(backend->CopyDeviceToHostAsync(state.CPUBuffer, state.GPUBuffer->GetPointer(), state.BufferSize, stream));
     CUDA_CHECK(backend->SynchronizeStream(stream)); // the host reads next
@@ -697,22 +733,28 @@ CudaDataManager::ReleaseStaleGPUBufferLocked(SharedState & state)
   // A buffer a view holds stays: the next GPU use refreshes it in place.
   if (state.ReleaseDirtyGPUBuffer && state.OwnsGPUBuffer() && !state.GPUBuffer->IsExported())
   {
+    state.FollowScope();
     state.GPUBuffer->Free();
   }
 }
 
-void
+bool
 CudaDataManager::AllocateGPUBufferLocked(SharedState & state)
 {
   if (state.HasGPUBuffer() && state.GPUBuffer->GetBufferSize() == state.BufferSize)
   {
-    return;
+    return false;
+  }
+  if (state.HasGPUBuffer())
+  {
+    state.FollowScope(); // the old buffer is freed on the stream
   }
   // Stream-ordered: a buffer freed and allocated again on the stream (an
   // output reallocated by the next Update()) costs no device synchronisation.
   state.Buffer().Allocate(state.BufferSize, state.ResolveDevice(), state.GetStream());
   // A new device buffer holds garbage until the CPU copy is uploaded.
   state.Valid = static_cast<uint8_t>(state.Valid & HostValid);
+  return true;
 }
 
 void
@@ -734,11 +776,12 @@ CudaDataManager::AcquireGPULocked(SharedState & state, Access access)
     itkExceptionMacro("the GPU copy is the only current copy but its buffer is gone; the data is lost "
                       "(flags set by hand?)");
   }
-  this->AllocateGPUBufferLocked(state);
+  bool queued = this->AllocateGPUBufferLocked(state);
   state.StaleBufferKept = false;
   if (access == Access::Overwrite)
   {
     state.Valid = DeviceValid;
+    state.ReadyForScope(queued);
     return;
   }
   if (!state.DeviceCurrent())
@@ -756,6 +799,7 @@ CudaDataManager::AcquireGPULocked(SharedState & state, Access access)
     // Queued on the buffer's stream: the host goes on while pinned data moves.
     CudaHostMemoryPool::GetInstance().PrepareForTransfer(state.CPUBuffer); // pins a buffer copied again
     bool hostStillRead = true;
+    state.FollowScope();
     CUDA_CHECK(state.GPUBuffer->GetBackend()->CopyHostToDeviceAsync(
       state.GPUBuffer->GetPointer(), state.CPUBuffer, state.BufferSize, state.GetStream(), &hostStillRead));
     state.UploadPending = state.UploadPending || hostStillRead;
@@ -763,11 +807,13 @@ CudaDataManager::AcquireGPULocked(SharedState & state, Access access)
     state.Statistics.HostToDeviceBytes += state.BufferSize;
     state.Valid = BothValid;
     state.Touch();
+    queued = true;
   }
   if (access == Access::Write)
   {
     state.Valid = DeviceValid;
   }
+  state.ReadyForScope(queued);
 }
 
 // --- the public calls: each takes the lock once and runs one transition
@@ -782,6 +828,7 @@ CudaDataManager::SetBufferSize(size_t num)
     state->BufferSize = num;
     if (state->OwnsGPUBuffer())
     {
+      state->FollowScope();
       state->GPUBuffer->Free(); // a view keeps the old memory alive
     }
     this->Modified();
@@ -823,6 +870,7 @@ CudaDataManager::AdoptCPUBuffer(void * buffer, size_t bytes)
   state->WaitForUpload();
   if (state->BufferSize != bytes && state->OwnsGPUBuffer())
   {
+    state->FollowScope();
     state->GPUBuffer->Free();
   }
   state->BufferSize = bytes;
@@ -1111,6 +1159,7 @@ CudaDataManager::Free()
     return;
   }
   this->AcquireCPULocked(*state, Access::Read, false);
+  state->FollowScope();
   state->GPUBuffer->Free(); // a view keeps the memory alive
   state->Valid = static_cast<uint8_t>(state->Valid & HostValid);
   state->StaleBufferKept = false;
@@ -1182,6 +1231,7 @@ CudaDataManager::SetDevice(int device)
   }
   else if (state->HasGPUBuffer())
   {
+    state->FollowScope();
     state->GPUBuffer->Free(); // stale: nothing to keep
     state->StaleBufferKept = false;
   }
@@ -1197,6 +1247,7 @@ CudaDataManager::MoveGPUBufferLocked(SharedState & state, int device)
   moved->Allocate(state.BufferSize, device); // throws, leaving the image where it was
   // After the pending work on the old buffer (queued on its stream).
   cudaStream_t stream = state.GetStream();
+  state.FollowScope();
   const auto   backend = moved->GetBackend();
   CUDA_CHECK(backend->CopyPeerAsync(moved->GetPointer(), device, state.GPUBuffer->GetPointer(), from,
                                     state.BufferSize, stream));

@@ -16,9 +16,11 @@
  *
  *=========================================================================*/
 #include "itkCudaDeviceSplitter.h"
+#include "itkCudaResources.h"
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -43,80 +45,93 @@ ElementsPerChunk(size_t chunkBytes, size_t elementBytes)
   const size_t granule = ElementsPerGranule(elementBytes);
   return std::max(granule, chunkBytes / elementBytes / granule * granule);
 }
+} // namespace
 
-// Makes `device` current for the lifetime of the object without throwing
-// (for the destructor's clean-up).
-class QuietDeviceSwitch
+struct CudaDeviceSplitter::Resources
 {
-public:
-  explicit QuietDeviceSwitch(int device) noexcept
+  /** What one remote device keeps between runs. */
+  struct Remote
   {
-    if (cudaGetDevice(&m_Previous) == cudaSuccess && m_Previous != device && cudaSetDevice(device) == cudaSuccess)
+    CudaDetail::Stream     Streams[NumberOfLanes];
+    CudaDetail::Event      Done[NumberOfLanes];
+    GPUMemPointer::Pointer Scratch[NumberOfLanes];
+  };
+  std::map<int, Remote>            Remotes;
+  std::map<int, CudaDetail::Event> ReadyEvents; // per home device
+
+  void
+  WaitForQueuedWork() noexcept
+  {
+    for (auto & entry : Remotes)
     {
-      m_Changed = true;
+      for (const CudaDetail::Stream & stream : entry.second.Streams)
+      {
+        if (stream)
+        {
+          cudaStreamSynchronize(stream.Get());
+        }
+      }
     }
     cudaGetLastError();
   }
-  ~QuietDeviceSwitch()
+
+  // Queued work may still use the scratch buffers: the members (each
+  // released on its device) go after it.
+  ~Resources() { this->WaitForQueuedWork(); }
+
+  /** The home device's event marking the work queued before a run. */
+  cudaEvent_t
+  GetReadyEvent(int homeDevice)
   {
-    if (m_Changed)
+    CudaDetail::Event & event = ReadyEvents[homeDevice];
+    if (!event)
     {
-      cudaSetDevice(m_Previous);
+      CUDA_CHECK(CudaDetail::Event::Create(homeDevice, &event));
     }
+    return event.Get();
   }
-  QuietDeviceSwitch(const QuietDeviceSwitch &) = delete;
-  QuietDeviceSwitch &
-  operator=(const QuietDeviceSwitch &) = delete;
 
-private:
-  int  m_Previous{ -1 };
-  bool m_Changed{ false };
-};
-} // namespace
-
-CudaDeviceSplitter::CudaDeviceSplitter() = default;
-
-CudaDeviceSplitter::~CudaDeviceSplitter()
-{
-  this->WaitForQueuedWork();
-  for (auto & entry : m_Remotes)
+  /** `device`'s streams, events and scratch of at least `scratchBytes` per lane. */
+  Remote &
+  GetRemote(int device, size_t scratchBytes)
   {
-    const QuietDeviceSwitch onDevice(entry.first);
+    Remote & remote = Remotes[device];
     for (unsigned int lane = 0; lane < NumberOfLanes; ++lane)
     {
-      if (entry.second.Done[lane] != nullptr)
+      if (!remote.Streams[lane])
       {
-        cudaEventDestroy(entry.second.Done[lane]);
+        CUDA_CHECK(CudaDetail::Stream::Create(device, cudaStreamNonBlocking, &remote.Streams[lane]));
       }
-      if (entry.second.Streams[lane] != nullptr)
+      if (!remote.Done[lane])
       {
-        cudaStreamDestroy(entry.second.Streams[lane]);
+        CUDA_CHECK(CudaDetail::Event::Create(device, &remote.Done[lane]));
+      }
+      if (!remote.Scratch[lane])
+      {
+        remote.Scratch[lane] = GPUMemPointer::New();
+      }
+      if (remote.Scratch[lane]->GetBufferSize() < scratchBytes || remote.Scratch[lane]->GetPointer() == nullptr)
+      {
+        CUDA_CHECK(cudaStreamSynchronize(remote.Streams[lane].Get())); // the old scratch may still be in use
+        remote.Scratch[lane]->Allocate(scratchBytes, device);
       }
     }
+    return remote;
   }
-  for (auto & entry : m_ReadyEvents)
-  {
-    const QuietDeviceSwitch onDevice(entry.first);
-    cudaEventDestroy(entry.second);
-  }
-  cudaGetLastError();
-  // The scratch buffers are freed by their GPUMemPointer, on their device.
-}
+};
+
+CudaDeviceSplitter::CudaDeviceSplitter()
+  : m_Resources(std::make_unique<Resources>())
+{}
+
+// The streams and events are destroyed by their owners, on their devices,
+// after the queued work; the scratch buffers are freed by their GPUMemPointer.
+CudaDeviceSplitter::~CudaDeviceSplitter() = default;
 
 void
 CudaDeviceSplitter::WaitForQueuedWork() noexcept
 {
-  for (auto & entry : m_Remotes)
-  {
-    for (cudaStream_t stream : entry.second.Streams)
-    {
-      if (stream != nullptr)
-      {
-        cudaStreamSynchronize(stream);
-      }
-    }
-  }
-  cudaGetLastError();
+  m_Resources->WaitForQueuedWork();
 }
 
 void
@@ -231,46 +246,6 @@ CudaDeviceSplitter::Partition(size_t                      count,
   return pieces;
 }
 
-cudaEvent_t
-CudaDeviceSplitter::GetReadyEvent(int homeDevice)
-{
-  auto it = m_ReadyEvents.find(homeDevice);
-  if (it == m_ReadyEvents.end())
-  {
-    cudaEvent_t event = nullptr;
-    CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming)); // on the current (home) device
-    it = m_ReadyEvents.emplace(homeDevice, event).first;
-  }
-  return it->second;
-}
-
-CudaDeviceSplitter::Remote &
-CudaDeviceSplitter::GetRemote(int device, size_t scratchBytes)
-{
-  Remote & remote = m_Remotes[device];
-  for (unsigned int lane = 0; lane < NumberOfLanes; ++lane)
-  {
-    if (remote.Streams[lane] == nullptr)
-    {
-      CUDA_CHECK(cudaStreamCreateWithFlags(&remote.Streams[lane], cudaStreamNonBlocking));
-    }
-    if (remote.Done[lane] == nullptr)
-    {
-      CUDA_CHECK(cudaEventCreateWithFlags(&remote.Done[lane], cudaEventDisableTiming));
-    }
-    if (!remote.Scratch[lane])
-    {
-      remote.Scratch[lane] = GPUMemPointer::New();
-    }
-    if (remote.Scratch[lane]->GetBufferSize() < scratchBytes || remote.Scratch[lane]->GetPointer() == nullptr)
-    {
-      CUDA_CHECK(cudaStreamSynchronize(remote.Streams[lane])); // the old scratch may still be in use
-      remote.Scratch[lane]->Allocate(scratchBytes, device);
-    }
-  }
-  return remote;
-}
-
 unsigned int
 CudaDeviceSplitter::QueueRemotePiece(const Piece &               piece,
                                      const char *                in,
@@ -286,12 +261,12 @@ CudaDeviceSplitter::QueueRemotePiece(const Piece &               piece,
   // Streams, events and kernels of this piece belong to its device.
   const CudaDeviceGuard onDevice(device);
   CudaEnablePeerAccess(device, homeDevice);
-  Remote &     remote = this->GetRemote(device, scratchElements * elementBytes);
+  auto &       remote = m_Resources->GetRemote(device, scratchElements * elementBytes);
   unsigned int used = 0;
   for (size_t first = 0; first < piece.Count; first += chunk, ++used)
   {
     const unsigned int lane = used % NumberOfLanes;
-    cudaStream_t       stream = remote.Streams[lane];
+    cudaStream_t       stream = remote.Streams[lane].Get();
     if (used < NumberOfLanes)
     {
       CUDA_CHECK(cudaStreamWaitEvent(stream, ready, 0)); // after the home stream's earlier work
@@ -306,7 +281,7 @@ CudaDeviceSplitter::QueueRemotePiece(const Piece &               piece,
   const unsigned int lanes = std::min(used, NumberOfLanes);
   for (unsigned int lane = 0; lane < lanes; ++lane)
   {
-    CUDA_CHECK(cudaEventRecord(remote.Done[lane], remote.Streams[lane]));
+    CUDA_CHECK(cudaEventRecord(remote.Done[lane].Get(), remote.Streams[lane].Get()));
   }
   return lanes;
 }
@@ -358,7 +333,7 @@ CudaDeviceSplitter::Run(const void *                in,
     cudaEvent_t ready = nullptr;
     if (std::any_of(pieces.begin(), pieces.end(), [=](const Piece & p) { return p.Device != homeDevice; }))
     {
-      ready = this->GetReadyEvent(homeDevice);
+      ready = m_Resources->GetReadyEvent(homeDevice);
       CUDA_CHECK(cudaEventRecord(ready, homeStream));
     }
     // Remote pieces first, so that their copies start while the home device computes.
@@ -384,7 +359,7 @@ CudaDeviceSplitter::Run(const void *                in,
     {
       for (unsigned int lane = 0; lane < used.second; ++lane)
       {
-        CUDA_CHECK(cudaStreamWaitEvent(homeStream, m_Remotes.at(used.first).Done[lane], 0));
+        CUDA_CHECK(cudaStreamWaitEvent(homeStream, m_Resources->Remotes.at(used.first).Done[lane].Get(), 0));
       }
     }
   }
@@ -417,6 +392,6 @@ CudaDeviceSplitter::Print(std::ostream & os) const
   {
     os << (i ? ", " : "") << m_Weights[i];
   }
-  os << "}, chunk " << m_ChunkBytes << " bytes, " << m_Remotes.size() << " remote device(s) with scratch";
+  os << "}, chunk " << m_ChunkBytes << " bytes, " << m_Resources->Remotes.size() << " remote device(s) with scratch";
 }
 } // namespace itk

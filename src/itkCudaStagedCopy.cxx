@@ -17,6 +17,7 @@
  *=========================================================================*/
 #include "itkCudaStagedCopy.h"
 #include "itkCudaResources.h"
+#include "itkCudaStagedCopyFaults.h"
 
 #include <sys/mman.h>
 

@@ -309,6 +309,114 @@ CudaStreamWaitFor(cudaStream_t waiter, cudaStream_t producer)
 
 namespace
 {
+thread_local CudaStreamOrderingScope * innermostScope = nullptr;
+} // namespace
+
+CudaStreamOrderingScope::CudaStreamOrderingScope(cudaStream_t stream)
+  : m_Stream(stream)
+  , m_Enclosing(innermostScope)
+{
+  innermostScope = this;
+}
+
+CudaStreamOrderingScope::~CudaStreamOrderingScope()
+{
+  if (!m_Open)
+  {
+    return;
+  }
+  if (innermostScope == this)
+  {
+    const cudaError_t error = this->Close();
+    if (error != cudaSuccess)
+    {
+      itkGenericOutputMacro("CudaStreamOrderingScope: ordering the used streams after the scope's stream failed: "
+                            << cudaGetErrorName(error) << ": " << cudaGetErrorString(error));
+    }
+    return;
+  }
+  // Closed out of order (a scope opened later outlives this one): unlink
+  // this one so that no access reaches a destroyed scope.
+  for (CudaStreamOrderingScope * scope = innermostScope; scope != nullptr; scope = scope->m_Enclosing)
+  {
+    if (scope->m_Enclosing == this)
+    {
+      scope->m_Enclosing = m_Enclosing;
+      break;
+    }
+  }
+  itkGenericOutputMacro("CudaStreamOrderingScope destroyed while a scope opened after it was still open");
+}
+
+cudaError_t
+CudaStreamOrderingScope::Close() noexcept
+{
+  m_Open = false;
+  innermostScope = m_Enclosing; // the waits below are not accesses of a scope
+  int device = -1;
+  if (m_Used.empty())
+  {
+    return cudaSuccess;
+  }
+  const bool special = m_Stream == nullptr || m_Stream == cudaStreamLegacy || m_Stream == cudaStreamPerThread;
+  cudaError_t error = special ? cudaGetDevice(&device) : cudaStreamGetDevice(m_Stream, &device);
+  for (cudaStream_t used : m_Used)
+  {
+    if (error != cudaSuccess)
+    {
+      break;
+    }
+    error = CudaDetail::StreamWaitForStream(used, m_Stream, device);
+  }
+  if (error != cudaSuccess)
+  {
+    cudaGetLastError();
+  }
+  return error;
+}
+
+void
+CudaStreamOrderingScope::Finish()
+{
+  if (!m_Open)
+  {
+    return;
+  }
+  if (innermostScope != this)
+  {
+    itkGenericExceptionMacro("CudaStreamOrderingScope::Finish(): a scope opened after this one is still open");
+  }
+  CUDA_CHECK(this->Close());
+}
+
+void
+CudaStreamOrderingScope::WaitFor(cudaStream_t producer)
+{
+  if (producer == m_Stream)
+  {
+    return;
+  }
+  CudaStreamWaitFor(m_Stream, producer);
+  if (!this->HasUsed(producer))
+  {
+    m_Used.push_back(producer);
+  }
+}
+
+bool
+CudaStreamOrderingScope::HasUsed(cudaStream_t stream) const
+{
+  return std::find(m_Used.begin(), m_Used.end(), stream) != m_Used.end();
+}
+
+CudaStreamOrderingScope *
+CudaStreamOrderingScope::GetCurrent() noexcept
+{
+  return innermostScope;
+}
+
+namespace
+{
 // Makes `peer`'s memory accessible from `device`; true when it now is.
 bool
 EnablePeerAccessFrom(int device, int peer) noexcept

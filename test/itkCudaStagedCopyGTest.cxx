@@ -15,6 +15,7 @@
  *  limitations under the License.
  *
  *=========================================================================*/
+#include "itkCudaStagedCopyFaults.h"
 #include "itkCudaStagedCopy.h"
 #include "itkCudaTestUtilities.h"
 

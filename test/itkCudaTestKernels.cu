@@ -43,20 +43,43 @@ FillKernel(size_t n, float * out, float value)
     out[i] = value;
   }
 }
+
+__global__ void
+SpinKernel(long long nanoseconds)
+{
+  long long elapsed = 0;
+  // __nanosleep() sleeps at most about 1 ms a call: loop on the global timer.
+  unsigned long long begin = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(begin));
+  while (elapsed < nanoseconds)
+  {
+    __nanosleep(100000);
+    unsigned long long now = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    elapsed = static_cast<long long>(now - begin);
+  }
+}
 } // namespace
 
 void
-AddConstant(size_t n, const float * in, float * out, float value)
+AddConstant(size_t n, const float * in, float * out, float value, cudaStream_t stream)
 {
-  AddConstantKernel<<<CudaGridSizeForElements(n, 256), 256>>>(n, in, out, value);
+  AddConstantKernel<<<CudaGridSizeForElements(n, 256), 256, 0, stream>>>(n, in, out, value);
   CUDA_CHECK_KERNEL_LAUNCH("AddConstantKernel");
 }
 
 void
-Fill(size_t n, float * out, float value)
+Fill(size_t n, float * out, float value, cudaStream_t stream)
 {
-  FillKernel<<<CudaGridSizeForElements(n, 256), 256>>>(n, out, value);
+  FillKernel<<<CudaGridSizeForElements(n, 256), 256, 0, stream>>>(n, out, value);
   CUDA_CHECK_KERNEL_LAUNCH("FillKernel");
+}
+
+void
+Spin(double milliseconds, cudaStream_t stream)
+{
+  SpinKernel<<<1, 1, 0, stream>>>(static_cast<long long>(milliseconds * 1e6));
+  CUDA_CHECK_KERNEL_LAUNCH("SpinKernel");
 }
 
 void

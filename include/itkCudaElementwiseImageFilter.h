@@ -1,0 +1,159 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#ifndef itkCudaElementwiseImageFilter_h
+#define itkCudaElementwiseImageFilter_h
+
+#include "itkCudaDeviceSplitter.h"
+#include "itkCudaInPlaceImageFilter.h"
+#include "itkCudaRegionGeometry.h"
+#include "itkImageRegion.h"
+
+#include <memory>
+#include <vector>
+
+namespace itk
+{
+/** Call `function(inputOffset, outputOffset, geometry)` once per 3-D slab of
+ * `outputRegion`, a region inside the buffer of `inputRegion` (both buffers
+ * in ITK's order, x fastest): the slab's first input pixel and first output
+ * pixel (offsets in pixels from the buffers' starts; the output buffer holds
+ * `outputRegion` alone) and its box (CudaRegionGeometry). Images of up to
+ * three dimensions have one slab; a 4-D region of n volumes has n.
+ * \throws itk::ExceptionObject when `outputRegion` is not inside `inputRegion`. */
+template <unsigned int VDimension, typename TFunction>
+void
+CudaForEachRegionSlab(const ImageRegion<VDimension> & inputRegion,
+                      const ImageRegion<VDimension> & outputRegion,
+                      TFunction &&                    function);
+
+/** \class CudaElementwiseImageFilter
+ * \brief Base class of CUDA filters whose output pixel depends on the input
+ * pixel at the same place alone: a subclass writes the kernels' launches,
+ * the base class the rest.
+ *
+ * GPUGenerateData() calls GPUComputeElements() on the whole buffer, shared
+ * between devices when SetSplitDevices() or SetSplitAcrossAllDevices() asks
+ * for it (CudaDeviceSplitter: each device gets a contiguous piece, which the
+ * function computes on a stream of that device). When the output region is a
+ * piece of a larger input buffer (a StreamingImageFilter downstream of a
+ * fully buffered image), it calls GPUComputeRegion() per 3-D slab of the
+ * piece instead, on the output's device alone; its default copies the box
+ * into a scratch buffer and runs GPUComputeElements() there, a subclass with
+ * a kernel that reads the box directly overrides it. Runs in place or not as
+ * CudaInPlaceImageFilter says; with GPUEnabled off, or without a CUDA device,
+ * the CPU parent computes the output.
+ *
+ * Both functions queue their work on `stream` and return without waiting;
+ * the pointers are device memory of the current device, and `in` may be
+ * `out` (in place).
+ * \ingroup CudaCommon
+ */
+template <typename TInputImage,
+          typename TOutputImage = TInputImage,
+          typename TParentImageFilter = InPlaceImageFilter<TInputImage, TOutputImage>>
+class ITK_TEMPLATE_EXPORT CudaElementwiseImageFilter
+  : public CudaInPlaceImageFilter<TInputImage, TOutputImage, TParentImageFilter>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(CudaElementwiseImageFilter);
+
+  using Self = CudaElementwiseImageFilter;
+  using GPUSuperclass = CudaInPlaceImageFilter<TInputImage, TOutputImage, TParentImageFilter>;
+  using CPUSuperclass = TParentImageFilter;
+  using Superclass = GPUSuperclass;
+  using Pointer = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+
+  itkCudaTypeMacro(CudaElementwiseImageFilter, CudaInPlaceImageFilter);
+
+  using InputImageType = TInputImage;
+  using OutputImageType = TOutputImage;
+  using InputPixelType = typename TInputImage::PixelType;
+  using OutputPixelType = typename TOutputImage::PixelType;
+
+  /** The devices that share the work of an update and their weights (equal
+   * when empty), as CudaDeviceSplitter::SetDevices() takes them. Empty (the
+   * default): the output's device alone, which is also what one GPU gives.
+   * Input and output pixels must have one size for a split.
+   * \throws itk::ExceptionObject for repeated or negative devices or bad
+   * weights; Update() throws for an index beyond the device count. */
+  void
+  SetSplitDevices(const std::vector<int> & devices, const std::vector<double> & weights = {});
+  const std::vector<int> &
+  GetSplitDevices() const
+  {
+    return m_Splitter->GetDevices();
+  }
+  const std::vector<double> &
+  GetSplitWeights() const
+  {
+    return m_Splitter->GetWeights();
+  }
+
+  /** Share the work of an update between every visible device, equally (on
+   * one GPU it simply uses that one); Off returns to the output's device
+   * alone. SetSplitDevices() replaces this choice. */
+  void
+  SetSplitAcrossAllDevices(bool all);
+  bool
+  GetSplitAcrossAllDevices() const
+  {
+    return m_Splitter->GetAllDevices();
+  }
+  itkBooleanMacro(SplitAcrossAllDevices);
+
+  /** The splitter behind SetSplitDevices(): chunk size, pieces of the last update. */
+  CudaDeviceSplitter &
+  GetDeviceSplitter()
+  {
+    return *m_Splitter;
+  }
+
+protected:
+  CudaElementwiseImageFilter() = default;
+  ~CudaElementwiseImageFilter() override = default;
+
+  void
+  GPUGenerateData() override;
+
+  /** Compute `count` pixels of `in` into `out`. */
+  virtual void
+  GPUComputeElements(const InputPixelType * in, OutputPixelType * out, size_t count, cudaStream_t stream) = 0;
+
+  /** Compute the box `geometry` of `in` into the compact `out` (one 3-D slab
+   * of a streamed piece). The default copies the box to a scratch buffer
+   * allocated on `stream` and calls GPUComputeElements() on it. */
+  virtual void
+  GPUComputeRegion(const InputPixelType *     in,
+                   const CudaRegionGeometry & geometry,
+                   OutputPixelType *          out,
+                   cudaStream_t               stream);
+
+  void
+  PrintSelf(std::ostream & os, Indent indent) const override;
+
+private:
+  std::unique_ptr<CudaDeviceSplitter> m_Splitter{ std::make_unique<CudaDeviceSplitter>() };
+};
+} // namespace itk
+
+#ifndef ITK_MANUAL_INSTANTIATION
+#  include "itkCudaElementwiseImageFilter.hxx"
+#endif
+
+#endif

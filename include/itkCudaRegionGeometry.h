@@ -1,0 +1,57 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#ifndef itkCudaRegionGeometry_h
+#define itkCudaRegionGeometry_h
+
+/** \file itkCudaRegionGeometry.h
+ * \brief A box inside an image buffer, as kernels take it.
+ *
+ * Includes no ITK header, so that `.cu` files compiled by nvcc can use it.
+ * \ingroup CudaCommon
+ */
+
+#include "itkCudaError.h"
+
+#include <cstddef>
+
+namespace itk
+{
+/** A box of an image buffer, in pixels, for up to three dimensions (unused
+ * ones have size 1, offset 0): the input buffer's size, where the box starts
+ * in it, and the box's size, which is the output buffer's. Filters whose
+ * output region is a piece of a larger input buffer (streaming) get one per
+ * 3-D slab of the piece (CudaForEachRegionSlab(), itkCudaElementwiseImageFilter.h).
+ * \ingroup CudaCommon
+ */
+struct CudaRegionGeometry
+{
+  size_t InputSize[3];
+  size_t Offset[3];
+  size_t OutputSize[3];
+};
+
+/** Queue on `stream` a device-to-device copy of the box `geometry` of the
+ * buffer `in` into the compact buffer `out` (OutputSize pixels), pixels of
+ * `pixelBytes` bytes. \throws itk::ExceptionObject when the box leaves the
+ * input, or naming the CUDA error. */
+CudaCommon_EXPORT void
+CudaCopyRegionAsync(void * out, const void * in, const CudaRegionGeometry & geometry, size_t pixelBytes,
+                    cudaStream_t stream);
+} // namespace itk
+
+#endif
