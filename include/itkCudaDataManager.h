@@ -71,8 +71,8 @@ public:
   Allocate(size_t bufferSize, int device);
   /** Same, in the order of `stream` (a stream of `device`): from the
    * device's memory pool (itkCudaMemoryPool.h), usable at once by work on
-   * `stream` (and on the legacy default stream, `stream` being blocking),
-   * by other streams once ordered after it; freed in its order too. A
+   * `stream` (and on the legacy default stream when `stream` is a blocking
+   * stream), by other streams once ordered after it; freed in its order too. A
    * buffer a view held is freed after all the device's work. */
   void
   Allocate(size_t bufferSize, int device, cudaStream_t stream);
@@ -377,13 +377,22 @@ public:
   virtual void
   Graft(const CudaDataManager * data);
 
-  /** The stream on which this buffer's copies are queued (made on first
-   * use; shared by grafted managers). A blocking stream: work on the legacy
-   * default stream is ordered with it, so kernels launched there (code that
-   * ignores streams) see the data. Kernels that read or write the buffer on
-   * another stream must be ordered after this one, and this one after them
-   * (see CudaStreamWaitFor() in itkCudaUtil.h); CudaCommon's filters queue
-   * their kernels here. Host reads wait for it; uploads do not block. */
+  /** The stream on which this buffer's copies are queued (one of the
+   * device's pooled streams, taken at first use; shared by grafted managers),
+   * ordered after legacy-stream work that may use the buffer: the caller may
+   * queue work on it at once. Host reads wait for it; uploads do not block.
+   *
+   * A non-blocking stream (see CudaPooledStreamsAreBlocking()), yet code that
+   * ignores streams keeps working: every raw device pointer handed out
+   * (GetGPUBufferPointer() and its forms, UpdateGPUBuffer(),
+   * SetCPUBufferDirty()) outside a CudaStreamOrderingScope that excludes it
+   * first makes the legacy default stream wait for the work queued here, and
+   * the buffer's next copy, free or hand-out waits for the legacy stream in
+   * turn; so do exported views and adopted external pointers. Kernels on a
+   * stream of your own must be ordered after this one, and this one after
+   * them (CudaStreamWaitFor() in itkCudaUtil.h, or a CudaStreamOrderingScope
+   * on your stream around taking the pointers); CudaCommon's filters do it
+   * with a scope. */
   cudaStream_t
   GetStream();
 

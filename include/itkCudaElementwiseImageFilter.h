@@ -131,6 +131,13 @@ protected:
   void
   GPUGenerateData() override;
 
+  /** False: the two functions below queue their work on the stream they are given. */
+  bool
+  GPUGenerateDataUsesLegacyStream() const override
+  {
+    return false;
+  }
+
   /** Compute `count` pixels of `in` into `out`. */
   virtual void
   GPUComputeElements(const InputPixelType * in, OutputPixelType * out, size_t count, cudaStream_t stream) = 0;

@@ -38,8 +38,9 @@ namespace itk
  * are ready for the kernels it queues there, uploads included, and whatever
  * later uses those images (a download, the next filter, a free) comes after
  * those kernels. A subclass queues its work on GetCudaStream() and needs no
- * events; work it queues on the legacy default stream (ITKCudaCommon 2.x
- * code) is ordered too, the images' streams being blocking streams.
+ * events. Work it queues on the legacy default stream instead (ITKCudaCommon
+ * 2.x filters, RTK's) is ordered the same way, unless
+ * GPUGenerateDataUsesLegacyStream() says it never does.
  *
  * TParentImageFilter may be any ImageSource subclass (an ImageToImageFilter,
  * an InPlaceImageFilter, a concrete CPU filter, ...).
@@ -108,6 +109,17 @@ protected:
    * override it has no GPU path and should be used with GPUEnabled off. */
   virtual void
   GPUGenerateData();
+
+  /** Whether GPUGenerateData() may queue work on the legacy default stream
+   * (default true, as ITKCudaCommon 2.x filters do): the device pointers it
+   * takes are then made ready for that stream as well, and the images wait
+   * for it afterwards. A subclass that queues its work on GetCudaStream()
+   * alone returns false and saves those waits. */
+  virtual bool
+  GPUGenerateDataUsesLegacyStream() const
+  {
+    return true;
+  }
 
   /** The stream GPUGenerateData() queues its work on: the primary output's
    * (the legacy default stream when that is not a CudaImage); nullptr

@@ -93,7 +93,7 @@ CudaImageToImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GenerateD
     cudaStream_t & Stream;
     ~ClearStream() { Stream = nullptr; }
   } const clearStream{ m_CudaStream };
-  CudaStreamOrderingScope ordering(m_CudaStream);
+  CudaStreamOrderingScope ordering(m_CudaStream, this->GPUGenerateDataUsesLegacyStream());
   this->GPUGenerateData();
   ordering.Finish();
 }

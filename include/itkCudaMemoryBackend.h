@@ -125,9 +125,9 @@ public:
 
   /** A stream for a buffer's copies and kernels, which the caller never
    * destroys. The runtime backend hands out the device's pooled streams in
-   * turn (images share them, so a small image creates none): blocking
-   * streams, with which work on the legacy default stream is ordered both
-   * ways, so code that launches there needs no events. */
+   * turn (images share them, so a small image creates none): non-blocking
+   * streams unless CudaPooledStreamsAreBlocking(); the data managers order
+   * them with the legacy default stream where code may launch there. */
   virtual cudaError_t
   AcquireStream(cudaStream_t * stream, int device) = 0;
   virtual cudaError_t

@@ -124,15 +124,20 @@ CudaStreamWaitFor(cudaStream_t waiter, cudaStream_t producer);
  * GetCudaStream() and needs no events of its own. Scopes nest (the innermost
  * applies) and must be closed in the reverse order of their opening. Waits
  * are events queued on the streams: the host never blocks. Work queued on
- * the legacy default stream needs no scope: the images' streams are
- * blocking streams, ordered with it by CUDA.
+ * the legacy default stream is ordered too, unless the scope is opened with
+ * `legacyStreamToo` false (see the constructor).
  * \ingroup CudaCommon
  */
 class CudaCommon_EXPORT CudaStreamOrderingScope
 {
 public:
-  /** Open a scope on `stream` (a stream of any device) on the calling thread. */
-  explicit CudaStreamOrderingScope(cudaStream_t stream);
+  /** Open a scope on `stream` (a stream of any device) on the calling
+   * thread. With `legacyStreamToo` (the default), the code inside may also
+   * queue work on the legacy default stream, as ITKCudaCommon 2.x filters and
+   * RTK's do: each device pointer handed out is ready for that stream too,
+   * and the buffer's next copy or free waits for it, as outside any scope.
+   * False for code that queues its work on `stream` alone (no such waits). */
+  explicit CudaStreamOrderingScope(cudaStream_t stream, bool legacyStreamToo = true);
   /** Closes the scope as Finish() does; a failing wait is logged, not thrown. */
   ~CudaStreamOrderingScope();
   CudaStreamOrderingScope(const CudaStreamOrderingScope &) = delete;
@@ -149,6 +154,11 @@ public:
   GetStream() const
   {
     return m_Stream;
+  }
+  bool
+  GetLegacyStreamToo() const
+  {
+    return m_LegacyStreamToo;
   }
 
   /** The scope's stream waits for the work queued on `producer` so far, and
@@ -170,10 +180,22 @@ private:
   Close() noexcept;
 
   cudaStream_t              m_Stream;
+  bool                      m_LegacyStreamToo;
   CudaStreamOrderingScope * m_Enclosing;
   std::vector<cudaStream_t> m_Used;
   bool                      m_Open{ true };
 };
+
+/** Whether the streams images and filters queue their work on (one of a
+ * few per device, shared: CudaDataManager::GetStream()) are blocking streams,
+ * ordered with the legacy default stream both ways by CUDA itself. Off by
+ * default: they are non-blocking, and CudaCommon orders them with the legacy
+ * stream only where a device pointer is handed to code that may launch there,
+ * so that unrelated work on the legacy stream (another library's) never
+ * waits for an image's copies, nor they for it. ITK_CUDA_BLOCKING_STREAMS=1
+ * (true, on, yes; any case), read once per process, makes them blocking. */
+CudaCommon_EXPORT bool
+CudaPooledStreamsAreBlocking() noexcept;
 
 /** Let `device` and `peer` read and write each other's memory directly (over
  * NVLink or PCIe) when the hardware allows it, so that copies between them

@@ -17,6 +17,7 @@
  *=========================================================================*/
 #include "itkCudaDataManager.h"
 #include "itkCudaHostMemoryPool.h"
+#include "itkCudaResources.h"
 
 #include <algorithm>
 #include <map>
@@ -454,9 +455,17 @@ struct CudaDataManager::SharedState
   // on: one of the device's pooled streams, never destroyed by us.
   cudaStream_t                       Stream{ nullptr };
   std::shared_ptr<CudaMemoryBackend> StreamBackend;
-  // Stream is a CUDA stream (not an emulated backend's handle), which
-  // CudaStreamOrderingScope can order with events.
+  // Stream is a CUDA stream (not an emulated backend's handle), which can be
+  // ordered with others by events.
   bool RuntimeStream{ false };
+  // The legacy default stream may use the buffer: a device pointer was
+  // handed to code that may launch there (ITKCudaCommon 2.x filters, RTK,
+  // consumers of an exported view), or the memory came from outside. The
+  // stream waits for the legacy stream before its next copy, free or hand-out.
+  bool LegacyMayUse{ false };
+  // Work for the buffer was queued on the stream since the legacy stream
+  // last waited for it.
+  bool QueuedForLegacy{ false };
   // An upload from the pinned CPU buffer may still be reading it.
   bool UploadPending{ false };
   // Device of the GPU copy; -1: the default device, chosen at first use.
@@ -474,6 +483,27 @@ struct CudaDataManager::SharedState
   operator=(const SharedState &) = delete;
   ~SharedState()
   {
+    if (StreamBackend && RuntimeStream)
+    {
+      // The device buffer is freed on the stream: after the work that may
+      // still use it elsewhere.
+      cudaError_t error = cudaSuccess;
+      if (LegacyMayUse)
+      {
+        error = CudaDetail::StreamWaitForStream(Stream, cudaStreamLegacy, Device);
+      }
+      CudaStreamOrderingScope * scope = CudaStreamOrderingScope::GetCurrent();
+      if (error == cudaSuccess && scope != nullptr && scope->HasUsed(Stream))
+      {
+        const cudaStream_t other = scope->GetStream();
+        int                otherDevice = -1;
+        error = other == nullptr || other == cudaStreamLegacy || other == cudaStreamPerThread
+                  ? cudaGetDevice(&otherDevice)
+                  : cudaStreamGetDevice(other, &otherDevice);
+        error = error == cudaSuccess ? CudaDetail::StreamWaitForStream(Stream, other, otherDevice) : error;
+      }
+      CudaDetail::WarnReleaseFailed("a device buffer (ordering its free)", error);
+    }
     if (StreamBackend && UploadPending)
     {
       // The CPU buffer is freed after us: an upload from it must finish
@@ -506,16 +536,45 @@ struct CudaDataManager::SharedState
     return Stream;
   }
 
-  /** Before queuing a copy or a free on the stream: inside the thread's
-   * CudaStreamOrderingScope, once the scope has used this buffer, its
-   * kernels may still use the memory. */
-  void
-  FollowScope()
+  /** The stream after work on the legacy default stream that may use the
+   * buffer; true when it had to wait. */
+  bool
+  FollowLegacy()
   {
+    this->GetStream();
+    if (!RuntimeStream || !LegacyMayUse)
+    {
+      return false;
+    }
+    CUDA_CHECK(CudaDetail::StreamWaitForStream(Stream, cudaStreamLegacy, ResolveDevice()));
+    LegacyMayUse = false;
+    QueuedForLegacy = true;
+    return true;
+  }
+
+  /** The stream, for queuing a copy, an allocation or a free of the buffer:
+   * after legacy-stream work that may use the buffer and, inside the thread's
+   * CudaStreamOrderingScope once it used the buffer, after the scope's work. */
+  cudaStream_t
+  QueueStream()
+  {
+    this->FollowLegacy();
     CudaStreamOrderingScope * scope = CudaStreamOrderingScope::GetCurrent();
-    if (scope != nullptr && StreamBackend && RuntimeStream && scope->HasUsed(Stream))
+    if (scope != nullptr && RuntimeStream && scope->HasUsed(Stream))
     {
       CudaStreamWaitFor(Stream, scope->GetStream());
+    }
+    QueuedForLegacy = true;
+    return Stream;
+  }
+
+  /** Before an owned device buffer is freed or replaced (freed on the stream). */
+  void
+  BeforeFree()
+  {
+    if (OwnsGPUBuffer() && HasGPUBuffer())
+    {
+      this->QueueStream();
     }
   }
 
@@ -530,11 +589,36 @@ struct CudaDataManager::SharedState
     {
       return;
     }
-    this->GetStream(); // a borrowed buffer has none yet: later copies go there
-    if (RuntimeStream && (queued || !scope->HasUsed(Stream)))
+    const bool followed = this->FollowLegacy(); // a borrowed buffer gets its stream here
+    if (RuntimeStream && (queued || followed || !scope->HasUsed(Stream)))
     {
       scope->WaitFor(Stream);
+      QueuedForLegacy = true; // the scope's end orders the stream after its work
     }
+  }
+
+  /** A raw device pointer goes to code that may launch on the legacy default
+   * stream (outside a scope, or in one that allows it): that stream waits for
+   * the work queued for the buffer, and the buffer's next work waits for it. */
+  void
+  HandToLegacy()
+  {
+    CudaStreamOrderingScope * scope = CudaStreamOrderingScope::GetCurrent();
+    if (scope != nullptr && !scope->GetLegacyStreamToo())
+    {
+      return;
+    }
+    this->GetStream();
+    if (!RuntimeStream)
+    {
+      return;
+    }
+    if (QueuedForLegacy)
+    {
+      CUDA_CHECK(CudaDetail::StreamWaitForStream(cudaStreamLegacy, Stream, ResolveDevice()));
+      QueuedForLegacy = false;
+    }
+    LegacyMayUse = true;
   }
 
   /** Before the host writes or gives up the CPU buffer. */
@@ -685,8 +769,7 @@ CudaDataManager::DownloadLocked(SharedState & state)
   if (state.BufferSize > 0)
   {
     const auto   backend = state.GPUBuffer->GetBackend();
-    cudaStream_t stream = state.GetStream();
-    state.FollowScope();
+    cudaStream_t stream = state.QueueStream();
     CudaHostMemoryPool::GetInstance().PrepareForTransfer(state.CPUBuffer); // pins a buffer copied again
     CUDA_CHECK(backend->CopyDeviceToHostAsync(state.CPUBuffer, state.GPUBuffer->GetPointer(), state.BufferSize, stream));
     CUDA_CHECK(backend->SynchronizeStream(stream)); // the host reads next
@@ -733,7 +816,7 @@ CudaDataManager::ReleaseStaleGPUBufferLocked(SharedState & state)
   // A buffer a view holds stays: the next GPU use refreshes it in place.
   if (state.ReleaseDirtyGPUBuffer && state.OwnsGPUBuffer() && !state.GPUBuffer->IsExported())
   {
-    state.FollowScope();
+    state.BeforeFree();
     state.GPUBuffer->Free();
   }
 }
@@ -745,13 +828,10 @@ CudaDataManager::AllocateGPUBufferLocked(SharedState & state)
   {
     return false;
   }
-  if (state.HasGPUBuffer())
-  {
-    state.FollowScope(); // the old buffer is freed on the stream
-  }
   // Stream-ordered: a buffer freed and allocated again on the stream (an
   // output reallocated by the next Update()) costs no device synchronisation.
-  state.Buffer().Allocate(state.BufferSize, state.ResolveDevice(), state.GetStream());
+  cudaStream_t stream = state.QueueStream(); // the old buffer, if any, is freed there
+  state.Buffer().Allocate(state.BufferSize, state.ResolveDevice(), stream);
   // A new device buffer holds garbage until the CPU copy is uploaded.
   state.Valid = static_cast<uint8_t>(state.Valid & HostValid);
   return true;
@@ -799,9 +879,8 @@ CudaDataManager::AcquireGPULocked(SharedState & state, Access access)
     // Queued on the buffer's stream: the host goes on while pinned data moves.
     CudaHostMemoryPool::GetInstance().PrepareForTransfer(state.CPUBuffer); // pins a buffer copied again
     bool hostStillRead = true;
-    state.FollowScope();
     CUDA_CHECK(state.GPUBuffer->GetBackend()->CopyHostToDeviceAsync(
-      state.GPUBuffer->GetPointer(), state.CPUBuffer, state.BufferSize, state.GetStream(), &hostStillRead));
+      state.GPUBuffer->GetPointer(), state.CPUBuffer, state.BufferSize, state.QueueStream(), &hostStillRead));
     state.UploadPending = state.UploadPending || hostStillRead;
     ++state.Statistics.HostToDeviceCount;
     state.Statistics.HostToDeviceBytes += state.BufferSize;
@@ -828,7 +907,7 @@ CudaDataManager::SetBufferSize(size_t num)
     state->BufferSize = num;
     if (state->OwnsGPUBuffer())
     {
-      state->FollowScope();
+      state->BeforeFree();
       state->GPUBuffer->Free(); // a view keeps the old memory alive
     }
     this->Modified();
@@ -870,7 +949,7 @@ CudaDataManager::AdoptCPUBuffer(void * buffer, size_t bytes)
   state->WaitForUpload();
   if (state->BufferSize != bytes && state->OwnsGPUBuffer())
   {
-    state->FollowScope();
+    state->BeforeFree();
     state->GPUBuffer->Free();
   }
   state->BufferSize = bytes;
@@ -921,8 +1000,10 @@ CudaDataManager::SetGPUBufferPointer(void * ptr, std::shared_ptr<const void> own
     this->ReleaseStreamLocked(*state); // its stream belonged to the old device
     state->Device = pointerDevice;
   }
+  state->BeforeFree(); // an owned buffer it replaces
   state->Buffer().SetPointer(ptr, std::move(owner));
   state->Buffer().SetBufferSize(state->BufferSize);
+  state->LegacyMayUse = true; // written by code we do not know, maybe on the legacy stream
   state->StaleBufferKept = false;
   state->Touch();
   this->Modified();
@@ -1008,6 +1089,7 @@ CudaDataManager::UpdateGPUBuffer()
   SharedState * state = m_State.get();
   LockType      lock(state->Mutex);
   this->AcquireGPULocked(*state, Access::Read);
+  state->HandToLegacy();
 }
 
 bool
@@ -1037,6 +1119,7 @@ CudaDataManager::SetCPUBufferDirty()
   SharedState * state = m_State.get();
   LockType      lock(state->Mutex);
   this->AcquireGPULocked(*state, Access::Write);
+  state->HandToLegacy(); // the caller writes through a pointer it holds
 }
 
 void
@@ -1057,6 +1140,7 @@ CudaDataManager::GetGPUBufferPointer()
   SharedState * state = m_State.get();
   LockType      lock(state->Mutex);
   this->AcquireGPULocked(*state, Access::Write);
+  state->HandToLegacy();
   return state->GPUBuffer->GetPointer();
 }
 
@@ -1066,6 +1150,7 @@ CudaDataManager::GetConstGPUBufferPointer()
   SharedState * state = m_State.get();
   LockType      lock(state->Mutex);
   this->AcquireGPULocked(*state, Access::Read);
+  state->HandToLegacy();
   return state->GPUBuffer->GetPointer();
 }
 
@@ -1075,6 +1160,7 @@ CudaDataManager::GetGPUBufferPointerForOverwrite()
   SharedState * state = m_State.get();
   LockType      lock(state->Mutex);
   this->AcquireGPULocked(*state, Access::Overwrite);
+  state->HandToLegacy();
   return state->GPUBuffer->GetPointer();
 }
 
@@ -1084,6 +1170,7 @@ CudaDataManager::GetGPUBufferPointerPtr()
   SharedState * state = m_State.get();
   LockType      lock(state->Mutex);
   this->AcquireGPULocked(*state, Access::Write);
+  state->HandToLegacy();
   return state->GPUBuffer->GetPointerPtr();
 }
 
@@ -1124,7 +1211,8 @@ CudaDataManager::ExportGPUBuffer(bool writable)
   view.Pointer = state->GPUBuffer->GetPointer();
   view.Bytes = state->BufferSize;
   view.Device = state->ResolveDevice();
-  view.Stream = state->GetStream();
+  view.Stream = state->QueueStream(); // the consumer orders its work after it
+  state->LegacyMayUse = true;         // a consumer may write on the legacy stream
   view.Hold = state->GPUBuffer->Export();
   return view;
 }
@@ -1159,7 +1247,7 @@ CudaDataManager::Free()
     return;
   }
   this->AcquireCPULocked(*state, Access::Read, false);
-  state->FollowScope();
+  state->BeforeFree();
   state->GPUBuffer->Free(); // a view keeps the memory alive
   state->Valid = static_cast<uint8_t>(state->Valid & HostValid);
   state->StaleBufferKept = false;
@@ -1231,7 +1319,7 @@ CudaDataManager::SetDevice(int device)
   }
   else if (state->HasGPUBuffer())
   {
-    state->FollowScope();
+    state->BeforeFree();
     state->GPUBuffer->Free(); // stale: nothing to keep
     state->StaleBufferKept = false;
   }
@@ -1246,8 +1334,7 @@ CudaDataManager::MoveGPUBufferLocked(SharedState & state, int device)
   auto      moved = GPUMemPointer::New();
   moved->Allocate(state.BufferSize, device); // throws, leaving the image where it was
   // After the pending work on the old buffer (queued on its stream).
-  cudaStream_t stream = state.GetStream();
-  state.FollowScope();
+  cudaStream_t stream = state.QueueStream();
   const auto   backend = moved->GetBackend();
   CUDA_CHECK(backend->CopyPeerAsync(moved->GetPointer(), device, state.GPUBuffer->GetPointer(), from,
                                     state.BufferSize, stream));
@@ -1271,7 +1358,7 @@ CudaDataManager::GetStream()
 {
   SharedState * state = m_State.get();
   LockType      lock(state->Mutex);
-  return state->GetStream();
+  return state->QueueStream(); // the caller queues work on it
 }
 
 bool

@@ -21,6 +21,7 @@
 
 #include <array>
 #include <atomic>
+#include <cctype>
 #include <cstdlib>
 #include <mutex>
 #include <sstream>
@@ -268,6 +269,29 @@ StreamsPerDevice()
   return count;
 }
 
+} // namespace
+
+bool
+PooledStreamsBlock() noexcept
+{
+  static const bool blocking = [] {
+    const char * text = std::getenv("ITK_CUDA_BLOCKING_STREAMS");
+    if (text == nullptr)
+    {
+      return false;
+    }
+    std::string value(text);
+    for (char & c : value)
+    {
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return value == "1" || value == "true" || value == "on" || value == "yes";
+  }();
+  return blocking;
+}
+
+namespace
+{
 struct DeviceStreams
 {
   std::mutex                Mutex;
@@ -302,7 +326,8 @@ AcquirePooledStream(int device, cudaStream_t * stream) noexcept
       std::vector<Stream> made(StreamsPerDevice());
       for (Stream & each : made)
       {
-        const cudaError_t error = Stream::Create(device, cudaStreamDefault, &each);
+        const cudaError_t error =
+          Stream::Create(device, PooledStreamsBlock() ? cudaStreamDefault : cudaStreamNonBlocking, &each);
         if (error != cudaSuccess)
         {
           return error; // the ones made are destroyed; the next call tries again

@@ -184,12 +184,18 @@ private:
 /** A stream of `device`'s pool for a buffer's copies and kernels, handed out
  * in turn (ITK_CUDA_STREAMS_PER_DEVICE of them, default 8, made at first use
  * and kept until the process exits): images share them, so a small image
- * creates no stream. The streams are blocking (ordered with the legacy
- * default stream both ways), so that code that launches on the legacy stream
- * (ITKCudaCommon 2.x's contract, RTK's filters) sees the data without events.
- * The caller never destroys the stream. */
+ * creates no stream. The streams are non-blocking: work on the legacy default
+ * stream is not ordered with them by CUDA (the data managers bridge the two
+ * where a device pointer is handed to code that may launch there), unless
+ * PooledStreamsBlock(). The caller never destroys the stream. */
 cudaError_t
 AcquirePooledStream(int device, cudaStream_t * stream) noexcept;
+
+/** ITK_CUDA_BLOCKING_STREAMS=1 (true, on, yes; any case), read once: the
+ * pooled streams are blocking streams, ordered with the legacy default
+ * stream both ways by CUDA itself (the bridge's waits are then skipped). */
+bool
+PooledStreamsBlock() noexcept;
 
 /** Queue on `waiter` a wait for the work queued so far on `producer`,
  * through an event cached per thread and device (no event is created per

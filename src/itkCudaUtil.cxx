@@ -312,8 +312,15 @@ namespace
 thread_local CudaStreamOrderingScope * innermostScope = nullptr;
 } // namespace
 
-CudaStreamOrderingScope::CudaStreamOrderingScope(cudaStream_t stream)
+bool
+CudaPooledStreamsAreBlocking() noexcept
+{
+  return CudaDetail::PooledStreamsBlock();
+}
+
+CudaStreamOrderingScope::CudaStreamOrderingScope(cudaStream_t stream, bool legacyStreamToo)
   : m_Stream(stream)
+  , m_LegacyStreamToo(legacyStreamToo)
   , m_Enclosing(innermostScope)
 {
   innermostScope = this;

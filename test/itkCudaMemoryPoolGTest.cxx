@@ -162,9 +162,35 @@ TEST(CudaMemoryPoolEnvironment, ReleaseThresholdFollowsTheProcessSetting)
   EXPECT_EQ(itk::CudaGetMemoryPoolReleaseThreshold(0), std::stoull(expected));
 }
 
-TEST(CudaPooledStreams, ImagesShareAFewBlockingStreamsThatOutliveThem)
+TEST(CudaPooledStreamsEnvironment, BlockingFollowsTheProcessSetting)
+{
+  // Needs no device; where there is one, its pooled streams are checked too.
+  const char * expected = std::getenv("CUDACOMMON_EXPECT_BLOCKING_STREAMS");
+  if (expected == nullptr)
+  {
+    if (std::getenv("ITK_CUDA_BLOCKING_STREAMS") != nullptr)
+    {
+      GTEST_SKIP() << "ITK_CUDA_BLOCKING_STREAMS is set: CTest runs this with the value to expect";
+    }
+    EXPECT_FALSE(itk::CudaPooledStreamsAreBlocking()) << "non-blocking by default";
+    return;
+  }
+  const bool blocking = std::string(expected) == "1";
+  EXPECT_EQ(itk::CudaPooledStreamsAreBlocking(), blocking);
+  if (itk::IsCudaAvailable())
+  {
+    auto image = MakeImage(4, 1.0f);
+    image->GetCudaDataManager()->GetConstGPUBufferPointer();
+    unsigned int flags = 0;
+    ASSERT_EQ(cudaStreamGetFlags(image->GetCudaDataManager()->GetStream(), &flags), cudaSuccess);
+    EXPECT_EQ((flags & cudaStreamNonBlocking) == 0, blocking);
+  }
+}
+
+TEST(CudaPooledStreams, ImagesShareAFewStreamsThatOutliveThem)
 {
   ITK_CUDA_SKIP_WITHOUT_GPU();
+  const bool             blocking = itk::CudaPooledStreamsAreBlocking();
   std::set<cudaStream_t> streams;
   for (int i = 0; i < 32; ++i)
   {
@@ -179,11 +205,11 @@ TEST(CudaPooledStreams, ImagesShareAFewBlockingStreamsThatOutliveThem)
   EXPECT_GE(streams.size(), 2u) << "all images on one stream";
   for (const cudaStream_t stream : streams)
   {
-    // Still valid after their images are gone, and ordered with the legacy
-    // default stream (ITKCudaCommon 2.x's contract for kernels launched there).
+    // Still valid after their images are gone; not ordered with the legacy
+    // default stream by CUDA unless the process asked for blocking streams.
     unsigned int flags = 0;
     ASSERT_EQ(cudaStreamGetFlags(stream, &flags), cudaSuccess);
-    EXPECT_EQ(flags & cudaStreamNonBlocking, 0u);
+    EXPECT_EQ((flags & cudaStreamNonBlocking) == 0, blocking);
     EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   }
 }

@@ -224,6 +224,63 @@ TEST(CudaStreamOrderingScope, LaterCopiesFollowTheScopesKernels)
   EXPECT_EQ(CountNot(after, 5.0f), 0u); // Finish() ordered the image's stream after the scope's
 }
 
+// Code that ignores streams (ITKCudaCommon 2.x filters, RTK) launches on the
+// legacy default stream with the raw pointers: the images' streams are
+// non-blocking, so the data managers order the two.
+TEST(CudaLegacyStreamBridge, KernelsThereSeeTheWorkOfTheImagesStream)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  auto source = MakeImage(0.0f);
+  auto result = MakeImage(-1.0f);
+  auto * out = static_cast<float *>(result->GetCudaDataManager()->GetGPUBufferPointerForOverwrite());
+  WriteLateOnItsStream(source, 7.0f);
+  const auto * in = static_cast<const float *>(source->GetCudaDataManager()->GetConstGPUBufferPointer());
+  itk::CudaTest::AddConstant(source->GetBufferedRegion().GetNumberOfPixels(), in, out, 1.0f, cudaStreamLegacy);
+  // The result's download waits for the legacy stream, which waited for the fill.
+  EXPECT_EQ(CountNot(result, 8.0f), 0u);
+}
+
+TEST(CudaLegacyStreamBridge, TheImagesStreamWaitsForKernelsThere)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  auto   image = MakeImage(0.0f);
+  auto * pixels = static_cast<float *>(image->GetCudaDataManager()->GetGPUBufferPointer());
+  itk::CudaTest::Spin(busyMilliseconds, cudaStreamLegacy);
+  itk::CudaTest::Fill(image->GetBufferedRegion().GetNumberOfPixels(), pixels, 5.0f, cudaStreamLegacy);
+  EXPECT_EQ(CountNot(image, 5.0f), 0u); // downloaded on the image's stream
+}
+
+TEST(CudaLegacyStreamBridge, AViewWrittenThere)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  auto image = MakeImage(0.0f);
+  {
+    const itk::CudaGPUBufferExport view = image->GetCudaDataManager()->ExportGPUBuffer();
+    ASSERT_EQ(cudaStreamSynchronize(view.Stream), cudaSuccess); // what a consumer does first
+    itk::CudaTest::Spin(busyMilliseconds, cudaStreamLegacy);
+    itk::CudaTest::Fill(image->GetBufferedRegion().GetNumberOfPixels(), static_cast<float *>(view.Pointer), 9.0f,
+                        cudaStreamLegacy);
+  }
+  EXPECT_EQ(CountNot(image, 9.0f), 0u);
+}
+
+TEST(CudaLegacyStreamBridge, AnExternalBufferWrittenThere)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  auto         image = MakeImage(0.0f);
+  const size_t count = image->GetBufferedRegion().GetNumberOfPixels();
+  void *       external = nullptr;
+  ASSERT_EQ(cudaMalloc(&external, count * sizeof(float)), cudaSuccess);
+  itk::CudaTest::Spin(busyMilliseconds, cudaStreamLegacy);
+  itk::CudaTest::Fill(count, static_cast<float *>(external), 4.0f, cudaStreamLegacy);
+  image->GetCudaDataManager()->SetGPUBufferPointer(external);
+  image->GetCudaDataManager()->SetCPUDirtyFlag(true);
+  image->GetCudaDataManager()->SetGPUDirtyFlag(false);
+  EXPECT_EQ(CountNot(image, 4.0f), 0u);
+  image = nullptr; // borrowed: the image never frees it
+  EXPECT_EQ(cudaFree(external), cudaSuccess);
+}
+
 /** out = in + 1 on the GPU through the element-wise base class, without a
  * region kernel of its own (the base class's scratch copy is used), and with
  * nothing but the launch: the base class orders the streams. */
