@@ -315,25 +315,6 @@ TEST(CudaStagedCopy, HostToDeviceLandsAfterEarlierWorkOnTheLegacyStream)
   EXPECT_TRUE(RangeEquals(back.data(), pattern.data(), size));
 }
 
-/** A non-blocking stream of the current device, destroyed at scope exit. */
-class NonBlockingStream
-{
-public:
-  NonBlockingStream() { CUDA_CHECK(cudaStreamCreateWithFlags(&m_Stream, cudaStreamNonBlocking)); }
-  ~NonBlockingStream() { cudaStreamDestroy(m_Stream); }
-  NonBlockingStream(const NonBlockingStream &) = delete;
-  NonBlockingStream &
-  operator=(const NonBlockingStream &) = delete;
-  cudaStream_t
-  Get() const
-  {
-    return m_Stream;
-  }
-
-private:
-  cudaStream_t m_Stream{ nullptr };
-};
-
 /** Sizes of the two paths: a direct copy and a staged one. */
 const size_t OrderedCopySizes[] = { 4096 + 3, 4 * CudaStagedCopyMaximumChunkBytes + 3 };
 
@@ -344,7 +325,7 @@ TEST(CudaStagedCopy, OnAStreamDeviceToHostSeesEarlierWorkOnThatStream)
   {
     DeviceBuffer device(size);
     CUDA_CHECK(cudaMemset(device.Get(), 0, size));
-    const NonBlockingStream stream;
+    const itk::CudaTest::NonBlockingStream stream;
     CUDA_CHECK(cudaLaunchHostFunc(stream.Get(), SleepOnStream, nullptr));
     CUDA_CHECK(cudaMemsetAsync(device.Get(), 0x5A, size, stream.Get()));
     Bytes host(size, 0x11);
@@ -359,7 +340,7 @@ TEST(CudaStagedCopy, OnAStreamHostToDeviceLandsAfterEarlierWorkOnThatStream)
   for (const size_t size : OrderedCopySizes)
   {
     DeviceBuffer            device(size);
-    const NonBlockingStream stream;
+    const itk::CudaTest::NonBlockingStream stream;
     CUDA_CHECK(cudaLaunchHostFunc(stream.Get(), SleepOnStream, nullptr));
     CUDA_CHECK(cudaMemsetAsync(device.Get(), 0xA5, size, stream.Get()));
     const Bytes pattern = Pattern(size, 7);
@@ -398,7 +379,7 @@ TEST(CudaStagedCopy, OnAStreamWaitsForNothingOnTheLegacyStream)
   {
     DeviceBuffer device(size);
     CUDA_CHECK(cudaMemset(device.Get(), 0x3C, size));
-    const NonBlockingStream stream;
+    const itk::CudaTest::NonBlockingStream stream;
     StreamGate              gate;
     CUDA_CHECK(cudaLaunchHostFunc(cudaStreamLegacy, StreamGate::Wait, &gate));
     const Bytes pattern = Pattern(size, 3);

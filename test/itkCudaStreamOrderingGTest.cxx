@@ -29,6 +29,7 @@
 namespace
 {
 using itk::CudaTest::ExceptionMessage;
+using itk::CudaTest::NonBlockingStream;
 using Image2 = itk::CudaImage<float, 2>;
 constexpr double busyMilliseconds = 40.0;
 
@@ -53,29 +54,6 @@ CountNot(const Image2 * image, float value)
   }
   return mismatches;
 }
-
-/** A stream of the test's own that CUDA orders with no other stream. */
-class NonBlockingStream
-{
-public:
-  NonBlockingStream() { CUDA_CHECK(cudaStreamCreateWithFlags(&m_Stream, cudaStreamNonBlocking)); }
-  ~NonBlockingStream()
-  {
-    cudaStreamSynchronize(m_Stream);
-    cudaStreamDestroy(m_Stream);
-  }
-  NonBlockingStream(const NonBlockingStream &) = delete;
-  NonBlockingStream &
-  operator=(const NonBlockingStream &) = delete;
-  cudaStream_t
-  Get() const
-  {
-    return m_Stream;
-  }
-
-private:
-  cudaStream_t m_Stream{ nullptr };
-};
 
 /** `image`'s GPU copy becomes `value`, written by a kernel queued on the
  * image's own stream behind a busy kernel. */

@@ -233,6 +233,29 @@ ExceptionMessage(F && f)
   }
   return "";
 }
+/** A non-blocking stream of the current device (ordered by CUDA with no
+ * other stream), synchronised and destroyed at scope exit. */
+class NonBlockingStream
+{
+public:
+  NonBlockingStream() { CUDA_CHECK(cudaStreamCreateWithFlags(&m_Stream, cudaStreamNonBlocking)); }
+  ~NonBlockingStream()
+  {
+    cudaStreamSynchronize(m_Stream);
+    cudaStreamDestroy(m_Stream);
+  }
+  NonBlockingStream(const NonBlockingStream &) = delete;
+  NonBlockingStream &
+  operator=(const NonBlockingStream &) = delete;
+  cudaStream_t
+  Get() const
+  {
+    return m_Stream;
+  }
+
+private:
+  cudaStream_t m_Stream{ nullptr };
+};
 } // namespace CudaTest
 } // namespace itk
 
