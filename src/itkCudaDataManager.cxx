@@ -487,12 +487,25 @@ struct CudaDataManager::SharedState
     {
       // The device buffer is freed on the stream: after the work that may
       // still use it elsewhere.
-      cudaError_t error = cudaSuccess;
+      cudaError_t               error = cudaSuccess;
+      CudaStreamOrderingScope * scope = CudaStreamOrderingScope::GetCurrent();
+      if (LegacyMayUse && !QueuedForLegacy && (scope == nullptr || !scope->HasUsed(Stream)) && OwnsGPUBuffer() &&
+          HasGPUBuffer())
+      {
+        // All the buffer's work on its stream came before the legacy
+        // stream's last wait for it: freed on the legacy stream, after that
+        // stream's work too, it needs no event.
+        const auto allocation = CudaDetail::FindOwnedAllocation(GPUBuffer->GetPointer());
+        if (allocation && allocation->Pointer == GPUBuffer->GetPointer() && allocation->Stream == Stream)
+        {
+          allocation->Stream = cudaStreamLegacy;
+          LegacyMayUse = false;
+        }
+      }
       if (LegacyMayUse)
       {
         error = CudaDetail::StreamWaitForStream(Stream, cudaStreamLegacy, Device);
       }
-      CudaStreamOrderingScope * scope = CudaStreamOrderingScope::GetCurrent();
       if (error == cudaSuccess && scope != nullptr && scope->HasUsed(Stream))
       {
         const cudaStream_t other = scope->GetStream();

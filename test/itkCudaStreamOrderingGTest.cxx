@@ -228,6 +228,27 @@ TEST(CudaLegacyStreamBridge, TheImagesStreamWaitsForKernelsThere)
   EXPECT_EQ(CountNot(image, 5.0f), 0u); // downloaded on the image's stream
 }
 
+TEST(CudaLegacyStreamBridge, ABufferIsFreedAfterKernelsThere)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  auto         result = MakeImage(-1.0f);
+  auto *       out = static_cast<float *>(result->GetCudaDataManager()->GetGPUBufferPointerForOverwrite());
+  const size_t count = result->GetBufferedRegion().GetNumberOfPixels();
+  for (int round = 0; round < 2; ++round) // the second round frees while the first's buffers are pooled
+  {
+    auto         source = MakeImage(1.0f);
+    const auto * in = static_cast<const float *>(source->GetCudaDataManager()->GetConstGPUBufferPointer());
+    itk::CudaTest::Spin(busyMilliseconds, cudaStreamLegacy);
+    itk::CudaTest::AddConstant(count, in, out, 1.0f, cudaStreamLegacy);
+    source = nullptr; // freed while the kernel waits behind the busy one
+    // Likely given the freed memory by the pool; filled on its own stream.
+    auto reuse = MakeImage(9.0f);
+    reuse->GetCudaDataManager()->GetConstGPUBufferPointer();
+    EXPECT_EQ(CountNot(result, 2.0f), 0u) << "round " << round;
+    out = static_cast<float *>(result->GetCudaDataManager()->GetGPUBufferPointerForOverwrite());
+  }
+}
+
 TEST(CudaLegacyStreamBridge, AViewWrittenThere)
 {
   ITK_CUDA_SKIP_WITHOUT_GPU();
