@@ -188,6 +188,10 @@ struct CudaGPUBufferExport
   void *       Pointer{ nullptr };
   size_t       Bytes{ 0 };
   int          Device{ -1 };
+  /** The stream the view's consumer orders its work after: for a CUDA
+   * buffer, the legacy default stream of Device (cudaStreamLegacy), to which
+   * the buffer's queued work was handed, as for a raw pointer (see
+   * CudaDataManager::GetStream()); the consumer may also work there. */
   cudaStream_t Stream{ nullptr };
   /** While this (or a copy) lives, the device buffer is never freed, never
    * released as stale and never moved to another device, whatever any

@@ -561,7 +561,6 @@ struct CudaDataManager::SharedState
     }
     CUDA_CHECK(CudaDetail::StreamWaitForStream(Stream, cudaStreamLegacy, ResolveDevice()));
     LegacyMayUse = false;
-    QueuedForLegacy = true;
     return true;
   }
 
@@ -632,6 +631,30 @@ struct CudaDataManager::SharedState
       QueuedForLegacy = false;
     }
     LegacyMayUse = true;
+  }
+
+  /** For a view: the buffer's work is handed to the legacy default stream of
+   * its device, as for a raw pointer, and the view names that stream, after
+   * which its consumer orders its work (and on which it may work). Handing
+   * over costs an event only when work was queued since the last time, so
+   * views taken again and again cost none. */
+  cudaStream_t
+  HandToLegacyForView()
+  {
+    this->GetStream();
+    if (!RuntimeStream)
+    {
+      return Stream;
+    }
+    if (QueuedForLegacy)
+    {
+      const CudaDetail::DeviceScope onDevice(ResolveDevice()); // that device's legacy stream
+      CUDA_CHECK(onDevice.Status());
+      CUDA_CHECK(CudaDetail::StreamWaitForStream(cudaStreamLegacy, Stream, ResolveDevice()));
+      QueuedForLegacy = false;
+    }
+    LegacyMayUse = true;
+    return cudaStreamLegacy;
   }
 
   /** Before the host writes or gives up the CPU buffer. */
@@ -1224,8 +1247,7 @@ CudaDataManager::ExportGPUBuffer(bool writable)
   view.Pointer = state->GPUBuffer->GetPointer();
   view.Bytes = state->BufferSize;
   view.Device = state->ResolveDevice();
-  view.Stream = state->QueueStream(); // the consumer orders its work after it
-  state->LegacyMayUse = true;         // a consumer may write on the legacy stream
+  view.Stream = state->HandToLegacyForView();
   view.Hold = state->GPUBuffer->Export();
   return view;
 }
