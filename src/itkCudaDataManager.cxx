@@ -508,12 +508,7 @@ struct CudaDataManager::SharedState
       }
       if (error == cudaSuccess && scope != nullptr && scope->HasUsed(Stream))
       {
-        const cudaStream_t other = scope->GetStream();
-        int                otherDevice = -1;
-        error = other == nullptr || other == cudaStreamLegacy || other == cudaStreamPerThread
-                  ? cudaGetDevice(&otherDevice)
-                  : cudaStreamGetDevice(other, &otherDevice);
-        error = error == cudaSuccess ? CudaDetail::StreamWaitForStream(Stream, other, otherDevice) : error;
+        error = CudaDetail::StreamWaitForStream(Stream, scope->GetStream());
       }
       CudaDetail::WarnReleaseFailed("a device buffer (ordering its free)", error);
     }
@@ -609,52 +604,49 @@ struct CudaDataManager::SharedState
     }
   }
 
-  /** A raw device pointer goes to code that may launch on the legacy default
-   * stream (outside a scope, or in one that allows it): that stream waits for
-   * the work queued for the buffer, and the buffer's next work waits for it. */
-  void
-  HandToLegacy()
-  {
-    CudaStreamOrderingScope * scope = CudaStreamOrderingScope::GetCurrent();
-    if (scope != nullptr && !scope->GetLegacyStreamToo())
-    {
-      return;
-    }
-    this->GetStream();
-    if (!RuntimeStream)
-    {
-      return;
-    }
-    if (QueuedForLegacy)
-    {
-      CUDA_CHECK(CudaDetail::StreamWaitForStream(cudaStreamLegacy, Stream, ResolveDevice()));
-      QueuedForLegacy = false;
-    }
-    LegacyMayUse = true;
-  }
-
-  /** For a view: the buffer's work is handed to the legacy default stream of
-   * its device, as for a raw pointer, and the view names that stream, after
-   * which its consumer orders its work (and on which it may work). Handing
-   * over costs an event only when work was queued since the last time, so
-   * views taken again and again cost none. */
-  cudaStream_t
-  HandToLegacyForView()
+  /** The buffer's work goes to the legacy default stream (of `device`, or
+   * the current device's for -1): that stream waits for the work queued for
+   * the buffer since the last hand-over (an event, none when nothing was
+   * queued), and the buffer's next work waits for it. False for a stream CUDA
+   * cannot order (an emulated backend's). */
+  bool
+  HandOverToLegacy(int device)
   {
     this->GetStream();
     if (!RuntimeStream)
     {
-      return Stream;
+      return false;
     }
     if (QueuedForLegacy)
     {
-      const CudaDetail::DeviceScope onDevice(ResolveDevice()); // that device's legacy stream
+      const CudaDetail::DeviceScope onDevice(device);
       CUDA_CHECK(onDevice.Status());
       CUDA_CHECK(CudaDetail::StreamWaitForStream(cudaStreamLegacy, Stream, ResolveDevice()));
       QueuedForLegacy = false;
     }
     LegacyMayUse = true;
-    return cudaStreamLegacy;
+    return true;
+  }
+
+  /** A raw device pointer goes to code that may launch on the current
+   * device's legacy stream: outside a scope, or in one that allows it. */
+  void
+  HandToLegacy()
+  {
+    CudaStreamOrderingScope * scope = CudaStreamOrderingScope::GetCurrent();
+    if (scope == nullptr || scope->GetLegacyStreamToo())
+    {
+      this->HandOverToLegacy(-1);
+    }
+  }
+
+  /** For a view: handed to the legacy stream of the buffer's device, which
+   * the view names; its consumer orders its work after it (and may work
+   * there). Views taken again and again cost no event. */
+  cudaStream_t
+  HandToLegacyForView()
+  {
+    return this->HandOverToLegacy(ResolveDevice()) ? cudaStreamLegacy : Stream;
   }
 
   /** Before the host writes or gives up the CPU buffer. */

@@ -379,6 +379,24 @@ SynchronisesWithLegacy(cudaStream_t stream, int streamDevice)
 } // namespace
 
 cudaError_t
+StreamWaitForStream(cudaStream_t waiter, cudaStream_t producer) noexcept
+{
+  if (waiter == producer)
+  {
+    return cudaSuccess;
+  }
+  const bool  special = producer == nullptr || producer == cudaStreamLegacy || producer == cudaStreamPerThread;
+  int         producerDevice = -1;
+  cudaError_t error = special ? cudaGetDevice(&producerDevice) : cudaStreamGetDevice(producer, &producerDevice);
+  if (error != cudaSuccess)
+  {
+    cudaGetLastError();
+    return error;
+  }
+  return StreamWaitForStream(waiter, producer, producerDevice);
+}
+
+cudaError_t
 StreamWaitForStream(cudaStream_t waiter, cudaStream_t producer, int producerDevice) noexcept
 {
   if (waiter == producer || (IsLegacy(waiter) && IsLegacy(producer)))

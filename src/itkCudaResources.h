@@ -203,6 +203,10 @@ PooledStreamsBlock() noexcept;
  * the current device). */
 cudaError_t
 StreamWaitForStream(cudaStream_t waiter, cudaStream_t producer, int producerDevice) noexcept;
+/** Same, the producer's device found from the stream (the special handles,
+ * legacy and per-thread, name streams of the current device). */
+cudaError_t
+StreamWaitForStream(cudaStream_t waiter, cudaStream_t producer) noexcept;
 
 /** Whether device buffers come from the stream-ordered pools
  * (itkCudaMemoryPool.h); decided once per process. */

@@ -295,16 +295,7 @@ CudaSelectPlatform(const char * name)
 void
 CudaStreamWaitFor(cudaStream_t waiter, cudaStream_t producer)
 {
-  if (waiter == producer)
-  {
-    return;
-  }
-  // The special handles (legacy, per-thread) name streams of the current
-  // device; the event is recorded on the producer's device.
-  const bool special = producer == nullptr || producer == cudaStreamLegacy || producer == cudaStreamPerThread;
-  int        producerDevice = -1;
-  CUDA_CHECK(special ? cudaGetDevice(&producerDevice) : cudaStreamGetDevice(producer, &producerDevice));
-  CUDA_CHECK(CudaDetail::StreamWaitForStream(waiter, producer, producerDevice));
+  CUDA_CHECK(CudaDetail::StreamWaitForStream(waiter, producer));
 }
 
 namespace
@@ -360,24 +351,10 @@ CudaStreamOrderingScope::Close() noexcept
 {
   m_Open = false;
   innermostScope = m_Enclosing; // the waits below are not accesses of a scope
-  int device = -1;
-  if (m_Used.empty())
+  cudaError_t error = cudaSuccess;
+  for (auto used = m_Used.begin(); used != m_Used.end() && error == cudaSuccess; ++used)
   {
-    return cudaSuccess;
-  }
-  const bool special = m_Stream == nullptr || m_Stream == cudaStreamLegacy || m_Stream == cudaStreamPerThread;
-  cudaError_t error = special ? cudaGetDevice(&device) : cudaStreamGetDevice(m_Stream, &device);
-  for (cudaStream_t used : m_Used)
-  {
-    if (error != cudaSuccess)
-    {
-      break;
-    }
-    error = CudaDetail::StreamWaitForStream(used, m_Stream, device);
-  }
-  if (error != cudaSuccess)
-  {
-    cudaGetLastError();
+    error = CudaDetail::StreamWaitForStream(*used, m_Stream);
   }
   return error;
 }

@@ -339,7 +339,7 @@ TEST(CudaStagedCopy, OnAStreamHostToDeviceLandsAfterEarlierWorkOnThatStream)
   ITK_CUDA_SKIP_WITHOUT_GPU();
   for (const size_t size : OrderedCopySizes)
   {
-    DeviceBuffer            device(size);
+    DeviceBuffer                           device(size);
     const itk::CudaTest::NonBlockingStream stream;
     CUDA_CHECK(cudaLaunchHostFunc(stream.Get(), SleepOnStream, nullptr));
     CUDA_CHECK(cudaMemsetAsync(device.Get(), 0xA5, size, stream.Get()));
@@ -380,7 +380,7 @@ TEST(CudaStagedCopy, OnAStreamWaitsForNothingOnTheLegacyStream)
     DeviceBuffer device(size);
     CUDA_CHECK(cudaMemset(device.Get(), 0x3C, size));
     const itk::CudaTest::NonBlockingStream stream;
-    StreamGate              gate;
+    StreamGate                             gate;
     CUDA_CHECK(cudaLaunchHostFunc(cudaStreamLegacy, StreamGate::Wait, &gate));
     const Bytes pattern = Pattern(size, 3);
     Bytes       host(size, 0x11);
