@@ -19,6 +19,7 @@
 #define itkCudaMemoryBackend_h
 
 #include "itkCudaError.h"
+#include "itkCudaMemoryResource.h"
 
 #include <atomic>
 #include <cstdint>
@@ -31,14 +32,20 @@
 namespace itk
 {
 /** \class CudaMemoryBackend
- * \brief The device-memory operations CudaCommon's data managers perform.
+ * \brief The CUDA operations CudaCommon's data managers perform: device
+ * queries, streams, host-memory pinning and the copy engine; device memory
+ * itself comes from the backend's CudaMemoryResource.
  *
- * Data managers never call the CUDA runtime directly for memory: they go
+ * Data managers never call the CUDA runtime directly for these: they go
  * through the process-wide backend. CudaRuntimeMemoryBackend (the default)
  * talks to the GPU; the test suite's CudaEmulatedMemoryBackend (in test/, not
  * installed) keeps "device" buffers in host memory so that the
  * synchronisation logic can be exercised, and faults injected, on machines
  * without a GPU.
+ *
+ * The copy engine knows whether host memory is pinned: a copy from or to
+ * pinned memory is one DMA that returns at once, one from or to pageable
+ * memory (an itk::Image's buffer) is staged (itkCudaStagedCopy.h).
  *
  * Every operation returns a CUDA status instead of throwing; callers turn
  * failures into itk::ExceptionObject with CUDA_CHECK.
@@ -74,34 +81,15 @@ public:
   virtual cudaError_t
   GetMemoryInfo(size_t * freeBytes, size_t * totalBytes) = 0;
 
-  /** Allocate `bytes` on `device`; the caller's current device is unchanged.
-   * With a `stream` the allocation is stream-ordered: usable at once by work
-   * queued on `stream` (and, for a blocking stream, on the legacy default
-   * stream), by other streams once they are ordered after it. The runtime
-   * backend takes it from the device's memory pool (itkCudaMemoryPool.h),
-   * which trims its unused memory and tries once more before it reports
-   * cudaErrorMemoryAllocation. Without a stream (nullptr) the memory is
-   * usable everywhere at once, as cudaMalloc's. */
-  virtual cudaError_t
-  Allocate(void ** pointer, size_t bytes, int device, cudaStream_t stream) = 0;
-  cudaError_t
-  Allocate(void ** pointer, size_t bytes, int device)
-  {
-    return this->Allocate(pointer, bytes, device, nullptr);
-  }
-
-  /** Release a pointer that Allocate() returned for the same device and
-   * `stream`: a stream-ordered allocation is freed once the work queued on
-   * `stream` so far has run (work on other streams that uses the memory must
-   * be ordered before: see SynchronizeDevice()); one without a stream at
-   * once, as cudaFree. */
-  virtual cudaError_t
-  Free(void * pointer, int device, cudaStream_t stream) noexcept = 0;
-  cudaError_t
-  Free(void * pointer, int device) noexcept
-  {
-    return this->Free(pointer, device, nullptr);
-  }
+  /** The resource device buffers come from: a CudaPoolMemoryResource
+   * unless one was installed. */
+  std::shared_ptr<CudaMemoryResource>
+  GetMemoryResource() const;
+  /** Install `resource` for later allocations (nullptr: the backend's own,
+   * the one it started with) and return the previous one. Buffers keep the
+   * resource that allocated them. */
+  std::shared_ptr<CudaMemoryResource>
+  SetMemoryResource(std::shared_ptr<CudaMemoryResource> resource);
 
   /** Wait until all work queued on `device` has finished, e.g. before
    * freeing memory that views may have handed to streams we do not know. */
@@ -149,15 +137,6 @@ public:
   virtual cudaError_t
   CopyDeviceToHostAsync(void * hostDestination, const void * deviceSource, size_t bytes, cudaStream_t stream) = 0;
 
-  /** Copies; complete (as seen by later host reads and later device work on
-   * the legacy default stream) when they return. */
-  virtual cudaError_t
-  CopyHostToDevice(void * deviceDestination, const void * hostSource, size_t bytes) = 0;
-  virtual cudaError_t
-  CopyDeviceToHost(void * hostDestination, const void * deviceSource, size_t bytes) = 0;
-  virtual cudaError_t
-  CopyDeviceToDevice(void * deviceDestination, const void * deviceSource, size_t bytes) = 0;
-
   /** Queue a copy between two devices' memory on `stream` (a stream of
    * either device); complete once the stream is synchronised. Direct over
    * NVLink or PCIe where the devices can reach each other (peer access is
@@ -181,15 +160,27 @@ public:
    * swapping while buffers live is safe. */
   static std::shared_ptr<CudaMemoryBackend>
   SetDefault(std::shared_ptr<CudaMemoryBackend> backend);
+
+protected:
+  /** `ownResource`: what GetMemoryResource() gives until another is set. */
+  explicit CudaMemoryBackend(std::shared_ptr<CudaMemoryResource> ownResource);
+
+private:
+  mutable std::mutex                        m_ResourceMutex;
+  const std::shared_ptr<CudaMemoryResource> m_OwnResource;
+  std::shared_ptr<CudaMemoryResource>       m_Resource;
 };
 
 /** \class CudaRuntimeMemoryBackend
- * \brief CudaMemoryBackend on the CUDA runtime API (cudaMalloc, cudaMemcpy).
+ * \brief CudaMemoryBackend on the CUDA runtime API (cudaMemcpyAsync, pooled
+ * streams, cudaHostRegister).
  * \ingroup CudaCommon
  */
 class CudaCommon_EXPORT CudaRuntimeMemoryBackend : public CudaMemoryBackend
 {
 public:
+  /** Device buffers from a CudaPoolMemoryResource. */
+  CudaRuntimeMemoryBackend();
   const char *
   GetName() const override;
   bool
@@ -202,12 +193,6 @@ public:
   GetPointerDevice(const void * pointer, int * device) override;
   cudaError_t
   GetMemoryInfo(size_t * freeBytes, size_t * totalBytes) override;
-  using CudaMemoryBackend::Allocate;
-  using CudaMemoryBackend::Free;
-  cudaError_t
-  Allocate(void ** pointer, size_t bytes, int device, cudaStream_t stream) override;
-  cudaError_t
-  Free(void * pointer, int device, cudaStream_t stream) noexcept override;
   cudaError_t
   SynchronizeDevice(int device) noexcept override;
   cudaError_t
@@ -228,12 +213,6 @@ public:
                         bool *       hostStillRead = nullptr) override;
   cudaError_t
   CopyDeviceToHostAsync(void * hostDestination, const void * deviceSource, size_t bytes, cudaStream_t stream) override;
-  cudaError_t
-  CopyHostToDevice(void * deviceDestination, const void * hostSource, size_t bytes) override;
-  cudaError_t
-  CopyDeviceToHost(void * hostDestination, const void * deviceSource, size_t bytes) override;
-  cudaError_t
-  CopyDeviceToDevice(void * deviceDestination, const void * deviceSource, size_t bytes) override;
   cudaError_t
   CopyPeerAsync(void *       destination,
                 int          destinationDevice,

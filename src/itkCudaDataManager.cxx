@@ -51,6 +51,8 @@ struct DeviceAllocation
   // not know may have used it, so freeing it waits for the whole device.
   std::atomic<bool>                  EverShared{ false };
   std::shared_ptr<CudaMemoryBackend> Backend;
+  // What the memory came from and goes back to (owned memory only).
+  std::shared_ptr<CudaMemoryResource> Resource;
   std::shared_ptr<const void>        BorrowedFrom;
   std::atomic<int>                   Exports{ 0 };
 
@@ -159,13 +161,13 @@ cudaError_t
 DeviceAllocation::FreeNow() noexcept
 {
   cudaError_t error = cudaSuccess;
-  if (Owned && !Freed && Pointer != nullptr && Backend)
+  if (Owned && !Freed && Pointer != nullptr && Backend && Resource)
   {
     if (EverShared && Stream != nullptr)
     {
       error = Backend->SynchronizeDevice(Device);
     }
-    const cudaError_t freed = Backend->Free(Pointer, Device, Stream);
+    const cudaError_t freed = Resource->Deallocate(Pointer, Bytes, Device, Stream);
     error = error == cudaSuccess ? freed : error;
   }
   Freed = true;
@@ -262,16 +264,17 @@ GPUMemPointer::Allocate(size_t bufferSize, int device, cudaStream_t stream)
     itkExceptionMacro("cannot allocate " << bufferSize << " bytes of device memory: no CUDA device is available ("
                                          << CudaUnavailableReason() << ")");
   }
+  auto              resource = backend->GetMemoryResource();
   void *            pointer = nullptr;
-  const cudaError_t error = backend->Allocate(&pointer, bufferSize, device, stream);
+  const cudaError_t error = resource->Allocate(&pointer, bufferSize, device, stream);
   if (error != cudaSuccess)
   {
     size_t             freeBytes = 0;
     size_t             totalBytes = 0;
     const bool         known = backend->GetMemoryInfo(&freeBytes, &totalBytes) == cudaSuccess;
     std::ostringstream message;
-    message << "cannot allocate " << bufferSize << " bytes on CUDA device " << device << ": " << cudaGetErrorName(error)
-            << " (" << cudaGetErrorString(error) << ")";
+    message << "cannot allocate " << bufferSize << " bytes on CUDA device " << device << " (" << resource->GetName()
+            << "): " << cudaGetErrorName(error) << " (" << cudaGetErrorString(error) << ")";
     if (known)
     {
       message << "; the device has " << freeBytes << " of " << totalBytes << " bytes free";
@@ -285,6 +288,7 @@ GPUMemPointer::Allocate(size_t bufferSize, int device, cudaStream_t stream)
   allocation->Stream = stream;
   allocation->Owned = true;
   allocation->Backend = std::move(backend);
+  allocation->Resource = std::move(resource);
   CudaDetail::Register(allocation);
   m_Allocation = std::move(allocation);
   m_Pointer = pointer;
@@ -371,6 +375,8 @@ GPUMemPointer::PrintSelf(std::ostream & os, Indent indent) const
   os << indent << "Device: " << m_Device << std::endl;
   os << indent << "Backend: " << (m_Allocation && m_Allocation->Backend ? m_Allocation->Backend->GetName() : "none")
      << std::endl;
+  os << indent << "MemoryResource: "
+     << (m_Allocation && m_Allocation->Resource ? m_Allocation->Resource->GetName() : "none") << std::endl;
   os << indent << "Exported views: " << (m_Allocation ? m_Allocation->Exports.load() : 0) << std::endl;
 }
 

@@ -45,7 +45,31 @@ DefaultBackendSlot()
 }
 } // namespace
 
+CudaMemoryBackend::CudaMemoryBackend(std::shared_ptr<CudaMemoryResource> ownResource)
+  : m_OwnResource(std::move(ownResource))
+  , m_Resource(m_OwnResource)
+{}
+
 CudaMemoryBackend::~CudaMemoryBackend() = default;
+
+std::shared_ptr<CudaMemoryResource>
+CudaMemoryBackend::GetMemoryResource() const
+{
+  std::lock_guard<std::mutex> lock(m_ResourceMutex);
+  return m_Resource;
+}
+
+std::shared_ptr<CudaMemoryResource>
+CudaMemoryBackend::SetMemoryResource(std::shared_ptr<CudaMemoryResource> resource)
+{
+  if (!resource)
+  {
+    resource = m_OwnResource;
+  }
+  std::lock_guard<std::mutex> lock(m_ResourceMutex);
+  std::swap(m_Resource, resource);
+  return resource;
+}
 
 std::shared_ptr<CudaMemoryBackend>
 CudaMemoryBackend::GetDefault()
@@ -67,6 +91,10 @@ CudaMemoryBackend::SetDefault(std::shared_ptr<CudaMemoryBackend> backend)
 }
 
 // ---------------------------------------------------------------------------
+
+CudaRuntimeMemoryBackend::CudaRuntimeMemoryBackend()
+  : CudaMemoryBackend(std::make_shared<CudaPoolMemoryResource>())
+{}
 
 const char *
 CudaRuntimeMemoryBackend::GetName() const
@@ -90,74 +118,6 @@ cudaError_t
 CudaRuntimeMemoryBackend::GetMemoryInfo(size_t * freeBytes, size_t * totalBytes)
 {
   return cudaMemGetInfo(freeBytes, totalBytes);
-}
-
-namespace
-{
-/** One allocation attempt: from the device's pool in the order of `stream`,
- * or with cudaMalloc; `device` is current. */
-cudaError_t
-AllocateOnce(void ** pointer, size_t bytes, int device, cudaStream_t stream)
-{
-  if (stream == nullptr || !CudaDetail::PoolEnabled())
-  {
-    return cudaMalloc(pointer, bytes);
-  }
-  cudaMemPool_t     pool = nullptr;
-  const cudaError_t error = CudaDetail::GetDevicePool(device, &pool);
-  return error != cudaSuccess ? error : cudaMallocFromPoolAsync(pointer, bytes, pool, stream);
-}
-} // namespace
-
-cudaError_t
-CudaRuntimeMemoryBackend::Allocate(void ** pointer, size_t bytes, int device, cudaStream_t stream)
-{
-  *pointer = nullptr;
-  const CudaDetail::DeviceScope onDevice(device);
-  if (onDevice.Status() != cudaSuccess)
-  {
-    return onDevice.Status();
-  }
-  cudaError_t error = AllocateOnce(pointer, bytes, device, stream);
-  if (error == cudaErrorMemoryAllocation && CudaDetail::PoolEnabled())
-  {
-    // Memory freed on a stream but not yet given back may be what is
-    // missing: let the frees run, give the pools' unused memory back, and
-    // try once more.
-    cudaGetLastError();
-    cudaDeviceSynchronize();
-    CudaDetail::TrimPools(0);
-    error = AllocateOnce(pointer, bytes, device, stream);
-    if (error == cudaErrorMemoryAllocation)
-    {
-      cudaGetLastError();
-      CudaDetail::TrimPools(0); // what the failed attempt reserved
-    }
-  }
-  if (error != cudaSuccess)
-  {
-    *pointer = nullptr;
-    cudaGetLastError(); // an allocation failure is not sticky: clear it
-  }
-  return error;
-}
-
-cudaError_t
-CudaRuntimeMemoryBackend::Free(void * pointer, int device, cudaStream_t stream) noexcept
-{
-  const CudaDetail::DeviceScope onDevice(device);
-  if (onDevice.Status() != cudaSuccess)
-  {
-    return onDevice.Status();
-  }
-  // Allocate() took the pool exactly when it had a stream and the pool is on.
-  const cudaError_t error =
-    stream != nullptr && CudaDetail::PoolEnabled() ? cudaFreeAsync(pointer, stream) : cudaFree(pointer);
-  if (error != cudaSuccess)
-  {
-    cudaGetLastError();
-  }
-  return error;
 }
 
 cudaError_t
@@ -308,26 +268,6 @@ CudaRuntimeMemoryBackend::CopyDeviceToHostAsync(void *       hostDestination,
     return cudaMemcpyAsync(hostDestination, deviceSource, bytes, cudaMemcpyDeviceToHost, stream);
   }
   return CudaStagedCopyDeviceToHost(hostDestination, deviceSource, bytes, stream);
-}
-
-// Large copies from or to pageable memory (buffers we did not allocate) go
-// through pinned staging buffers; pinned and small ones go straight through.
-cudaError_t
-CudaRuntimeMemoryBackend::CopyHostToDevice(void * deviceDestination, const void * hostSource, size_t bytes)
-{
-  return CudaStagedCopyHostToDevice(deviceDestination, hostSource, bytes);
-}
-
-cudaError_t
-CudaRuntimeMemoryBackend::CopyDeviceToHost(void * hostDestination, const void * deviceSource, size_t bytes)
-{
-  return CudaStagedCopyDeviceToHost(hostDestination, deviceSource, bytes);
-}
-
-cudaError_t
-CudaRuntimeMemoryBackend::CopyDeviceToDevice(void * deviceDestination, const void * deviceSource, size_t bytes)
-{
-  return cudaMemcpy(deviceDestination, deviceSource, bytes, cudaMemcpyDeviceToDevice);
 }
 
 cudaError_t

@@ -214,7 +214,7 @@ TEST_P(CudaDataManagerTest, GraftedManagersShareBuffersFlagsAndCounters)
 TEST_P(CudaDataManagerTest, ExternalGPUBufferIsNeverFreed)
 {
   void * external = nullptr;
-  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->Allocate(&external, Bytes(), 0));
+  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->GetMemoryResource()->Allocate(&external, Bytes(), 0, nullptr));
   std::vector<float> values(m_Host.size(), 11.0f);
   WriteDevice(external, values.data(), Bytes());
   {
@@ -236,7 +236,8 @@ TEST_P(CudaDataManagerTest, ExternalGPUBufferIsNeverFreed)
   }
   EXPECT_EQ(LiveAllocations(), 1u); // the external buffer, still alive
   // Still ours to free: the manager did not.
-  EXPECT_EQ(itk::CudaMemoryBackend::GetDefault()->Free(external, 0), cudaSuccess);
+  EXPECT_EQ(itk::CudaMemoryBackend::GetDefault()->GetMemoryResource()->Deallocate(external, Bytes(), 0, nullptr),
+            cudaSuccess);
 }
 
 TEST_P(CudaDataManagerTest, NullExternalPointerIsRejected)
@@ -248,7 +249,7 @@ TEST_P(CudaDataManagerTest, NullExternalPointerIsRejected)
 TEST_P(CudaDataManagerTest, ExternalPointerMustHoldTheBuffer)
 {
   void * external = nullptr;
-  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->Allocate(&external, 256, 0));
+  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->GetMemoryResource()->Allocate(&external, 256, 0, nullptr));
   auto manager = CudaDataManager::New();
   EXPECT_NE(ExceptionMessage([&] { manager->SetGPUBufferPointer(external); }).find("set the buffer size"),
             std::string::npos);
@@ -264,7 +265,8 @@ TEST_P(CudaDataManagerTest, ExternalPointerMustHoldTheBuffer)
   manager->SetGPUBufferPointer(static_cast<char *>(external) + 56); // exactly 200 bytes left: fine
   EXPECT_EQ(manager->GetGPUBufferSize(), 200u);
   manager = nullptr;
-  EXPECT_EQ(itk::CudaMemoryBackend::GetDefault()->Free(external, 0), cudaSuccess);
+  EXPECT_EQ(itk::CudaMemoryBackend::GetDefault()->GetMemoryResource()->Deallocate(external, 256, 0, nullptr),
+            cudaSuccess);
 }
 
 TEST_P(CudaDataManagerTest, ConcurrentReadersDownloadOnce)

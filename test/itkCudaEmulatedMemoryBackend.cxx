@@ -22,8 +22,38 @@
 
 namespace itk
 {
+/** The emulated "device" memory: the backend's own resource, which keeps
+ * its allocations in the backend's tables (and never outlives it in tests:
+ * every buffer holds both). */
+class CudaEmulatedMemoryBackend::Resource final : public CudaMemoryResource
+{
+public:
+  explicit Resource(CudaEmulatedMemoryBackend * backend)
+    : m_Backend(backend)
+  {}
+  const char *
+  GetName() const override
+  {
+    return "emulated device memory";
+  }
+  cudaError_t
+  Allocate(void ** pointer, size_t bytes, int device, cudaStream_t) override
+  {
+    return m_Backend->AllocateEmulated(pointer, bytes, device);
+  }
+  cudaError_t
+  Deallocate(void * pointer, size_t, int, cudaStream_t) noexcept override
+  {
+    return m_Backend->FreeEmulated(pointer);
+  }
+
+private:
+  CudaEmulatedMemoryBackend * m_Backend;
+};
+
 CudaEmulatedMemoryBackend::CudaEmulatedMemoryBackend(size_t capacityBytes)
-  : m_Capacity(capacityBytes)
+  : CudaMemoryBackend(std::make_shared<Resource>(this))
+  , m_Capacity(capacityBytes)
 {}
 
 CudaEmulatedMemoryBackend::~CudaEmulatedMemoryBackend()
@@ -138,7 +168,7 @@ CudaEmulatedMemoryBackend::GetMemoryInfo(size_t * freeBytes, size_t * totalBytes
 }
 
 cudaError_t
-CudaEmulatedMemoryBackend::Allocate(void ** pointer, size_t bytes, int device, cudaStream_t)
+CudaEmulatedMemoryBackend::AllocateEmulated(void ** pointer, size_t bytes, int device)
 {
   std::lock_guard<std::mutex> lock(m_Mutex);
   *pointer = nullptr;
@@ -173,7 +203,7 @@ CudaEmulatedMemoryBackend::SynchronizeDevice(int) noexcept
 }
 
 cudaError_t
-CudaEmulatedMemoryBackend::Free(void * pointer, int, cudaStream_t) noexcept
+CudaEmulatedMemoryBackend::FreeEmulated(void * pointer) noexcept
 {
   if (pointer == nullptr)
   {
@@ -261,6 +291,7 @@ CudaEmulatedMemoryBackend::SynchronizeStream(cudaStream_t)
   return cudaSuccess;
 }
 
+// Copies run before the call returns: nothing is ever in flight.
 cudaError_t
 CudaEmulatedMemoryBackend::CopyHostToDeviceAsync(void *       deviceDestination,
                                                  const void * hostSource,
@@ -270,23 +301,8 @@ CudaEmulatedMemoryBackend::CopyHostToDeviceAsync(void *       deviceDestination,
 {
   if (hostStillRead != nullptr)
   {
-    *hostStillRead = false; // copied before the call returns
+    *hostStillRead = false;
   }
-  return this->CopyHostToDevice(deviceDestination, hostSource, bytes);
-}
-
-cudaError_t
-CudaEmulatedMemoryBackend::CopyDeviceToHostAsync(void *       hostDestination,
-                                                 const void * deviceSource,
-                                                 size_t       bytes,
-                                                 cudaStream_t)
-{
-  return this->CopyDeviceToHost(hostDestination, deviceSource, bytes);
-}
-
-cudaError_t
-CudaEmulatedMemoryBackend::CopyHostToDevice(void * deviceDestination, const void * hostSource, size_t bytes)
-{
   cudaError_t error = cudaSuccess;
   if (this->CopyShouldFail(&error) || (error = this->CheckRange(deviceDestination, bytes)) != cudaSuccess)
   {
@@ -297,7 +313,10 @@ CudaEmulatedMemoryBackend::CopyHostToDevice(void * deviceDestination, const void
 }
 
 cudaError_t
-CudaEmulatedMemoryBackend::CopyDeviceToHost(void * hostDestination, const void * deviceSource, size_t bytes)
+CudaEmulatedMemoryBackend::CopyDeviceToHostAsync(void *       hostDestination,
+                                                 const void * deviceSource,
+                                                 size_t       bytes,
+                                                 cudaStream_t)
 {
   cudaError_t error = cudaSuccess;
   if (this->CopyShouldFail(&error) || (error = this->CheckRange(deviceSource, bytes)) != cudaSuccess)
@@ -305,19 +324,6 @@ CudaEmulatedMemoryBackend::CopyDeviceToHost(void * hostDestination, const void *
     return error;
   }
   std::memcpy(hostDestination, deviceSource, bytes);
-  return cudaSuccess;
-}
-
-cudaError_t
-CudaEmulatedMemoryBackend::CopyDeviceToDevice(void * deviceDestination, const void * deviceSource, size_t bytes)
-{
-  cudaError_t error = cudaSuccess;
-  if (this->CopyShouldFail(&error) || (error = this->CheckRange(deviceSource, bytes)) != cudaSuccess ||
-      (error = this->CheckRange(deviceDestination, bytes)) != cudaSuccess)
-  {
-    return error;
-  }
-  std::memmove(deviceDestination, deviceSource, bytes);
   return cudaSuccess;
 }
 
@@ -341,7 +347,13 @@ CudaEmulatedMemoryBackend::CopyPeerAsync(void *       destination,
   {
     return cudaErrorInvalidDevice; // as the runtime would, for a pointer of another device
   }
-  return this->CopyDeviceToDevice(destination, source, bytes);
+  if (this->CopyShouldFail(&error) || (error = this->CheckRange(source, bytes)) != cudaSuccess ||
+      (error = this->CheckRange(destination, bytes)) != cudaSuccess)
+  {
+    return error;
+  }
+  std::memmove(destination, source, bytes);
+  return cudaSuccess;
 }
 
 size_t

@@ -35,12 +35,13 @@
 namespace itk
 {
 /** \class CudaEmulatedMemoryBackend
- * \brief A CudaMemoryBackend whose "device" is host memory, for tests.
+ * \brief A CudaMemoryBackend whose "device" is host memory, for tests; its
+ * own memory resource allocates there.
  *
  * It keeps count of live allocations and bytes (so tests can prove nothing
  * leaked), pretends to have a fixed amount of device memory (so tests can
  * exhaust it), and can fail the Nth allocation or copy with a chosen CUDA
- * error (fault injection).
+ * error (fault injection). Copies run before the call returns.
  * \ingroup CudaCommon
  */
 class CudaEmulatedMemoryBackend : public CudaMemoryBackend
@@ -61,12 +62,6 @@ public:
   GetPointerDevice(const void * pointer, int * device) override;
   cudaError_t
   GetMemoryInfo(size_t * freeBytes, size_t * totalBytes) override;
-  using CudaMemoryBackend::Allocate;
-  using CudaMemoryBackend::Free;
-  cudaError_t
-  Allocate(void ** pointer, size_t bytes, int device, cudaStream_t stream) override;
-  cudaError_t
-  Free(void * pointer, int device, cudaStream_t stream) noexcept override;
   cudaError_t
   SynchronizeDevice(int device) noexcept override;
   cudaError_t
@@ -87,12 +82,6 @@ public:
                         bool *       hostStillRead = nullptr) override;
   cudaError_t
   CopyDeviceToHostAsync(void * hostDestination, const void * deviceSource, size_t bytes, cudaStream_t stream) override;
-  cudaError_t
-  CopyHostToDevice(void * deviceDestination, const void * hostSource, size_t bytes) override;
-  cudaError_t
-  CopyDeviceToHost(void * hostDestination, const void * deviceSource, size_t bytes) override;
-  cudaError_t
-  CopyDeviceToDevice(void * deviceDestination, const void * deviceSource, size_t bytes) override;
   cudaError_t
   CopyPeerAsync(void *       destination,
                 int          destinationDevice,
@@ -135,6 +124,12 @@ public:
   FailCopyAfter(unsigned int n, cudaError_t error = cudaErrorLaunchFailure);
 
 private:
+  class Resource;
+  cudaError_t
+  AllocateEmulated(void ** pointer, size_t bytes, int device);
+  cudaError_t
+  FreeEmulated(void * pointer) noexcept;
+
   struct Allocation
   {
     size_t Bytes;

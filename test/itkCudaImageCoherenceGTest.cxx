@@ -61,7 +61,7 @@ std::vector<float>
 ReadDeviceMemory(const void * device, size_t count)
 {
   std::vector<float> values(count);
-  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->CopyDeviceToHost(values.data(), device, count * sizeof(float)));
+  itk::CudaTest::CopyToHost(values.data(), device, count * sizeof(float));
   return values;
 }
 
@@ -77,7 +77,7 @@ GPUCurrentImage()
   const auto         manager = image->GetCudaDataManager();
   std::vector<float> values(manager->GetBufferSize() / sizeof(float), GPUValue);
   void *             device = manager->GetGPUBufferPointer();
-  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->CopyHostToDevice(device, values.data(), manager->GetBufferSize()));
+  itk::CudaTest::CopyToDevice(device, values.data(), manager->GetBufferSize());
   EXPECT_TRUE(manager->IsCPUBufferDirty());
   manager->ResetTransferStatistics();
   return image;
@@ -381,7 +381,7 @@ TEST_P(CudaImageCoherence, ARepointedPixelContainerHoldsTheData)
     // Later GPU results come down into the new memory.
     std::vector<float> gpu(pixels, GPUValue);
     void *             device = image->GetCudaDataManager()->GetGPUBufferPointer();
-    CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->CopyHostToDevice(device, gpu.data(), pixels * sizeof(float)));
+    itk::CudaTest::CopyToDevice(device, gpu.data(), pixels * sizeof(float));
     image->GetDataManager()->UpdateCPUBuffer();
     EXPECT_EQ(memory, gpu);
   }
@@ -567,7 +567,7 @@ TEST_P(CudaImageCoherence, AGPUOnlyImageHasNoHostBufferUntilTheHostReadsIt)
   const size_t       pixels = image->GetBufferedRegion().GetNumberOfPixels();
   std::vector<float> gpu(pixels, GPUValue);
   void *             device = image->GetCudaDataManager()->GetGPUBufferPointerForOverwrite();
-  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->CopyHostToDevice(device, gpu.data(), pixels * sizeof(float)));
+  itk::CudaTest::CopyToDevice(device, gpu.data(), pixels * sizeof(float));
   EXPECT_EQ(HostPixels(image), 0u); // a GPU-only intermediate: no host memory
   const ImageType * constImage = image;
   EXPECT_EQ(constImage->GetPixel(WriteIndex), GPUValue); // the first host read makes it
@@ -575,8 +575,7 @@ TEST_P(CudaImageCoherence, AGPUOnlyImageHasNoHostBufferUntilTheHostReadsIt)
   EXPECT_TRUE(TransfersAre(image->GetCudaDataManager(), 0, 1));
   // Allocated again before any host use, it keeps its GPU result.
   auto again = SizedOnly();
-  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->CopyHostToDevice(
-    again->GetCudaDataManager()->GetGPUBufferPointerForOverwrite(), gpu.data(), pixels * sizeof(float)));
+  itk::CudaTest::CopyToDevice( again->GetCudaDataManager()->GetGPUBufferPointerForOverwrite(), gpu.data(), pixels * sizeof(float));
   again->Allocate();
   EXPECT_EQ(DeviceCopy(again), gpu);
 }

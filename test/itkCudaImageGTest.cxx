@@ -66,7 +66,7 @@ WriteDeviceCopy(ImageType * image, float value)
   const auto         manager = image->GetCudaDataManager();
   std::vector<float> values(manager->GetBufferSize() / sizeof(float), value);
   void *             device = manager->GetGPUBufferPointer();
-  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->CopyHostToDevice(device, values.data(), manager->GetBufferSize()));
+  itk::CudaTest::CopyToDevice(device, values.data(), manager->GetBufferSize());
 }
 
 class CudaImageTest : public itk::CudaTest::BackendTest
@@ -290,13 +290,11 @@ TEST_P(CudaImageTest, GPUBufferedRegionIndexAndSize)
   auto index = manager->GetGPUBufferedRegionIndex();
   auto size = manager->GetGPUBufferedRegionSize();
   int  values[3];
-  CUDA_CHECK(
-    itk::CudaMemoryBackend::GetDefault()->CopyDeviceToHost(values, index->GetConstGPUBufferPointer(), sizeof(values)));
+  itk::CudaTest::CopyToHost(values, index->GetConstGPUBufferPointer(), sizeof(values));
   EXPECT_EQ(values[0], -2);
   EXPECT_EQ(values[1], 3);
   EXPECT_EQ(values[2], 5);
-  CUDA_CHECK(
-    itk::CudaMemoryBackend::GetDefault()->CopyDeviceToHost(values, size->GetConstGPUBufferPointer(), sizeof(values)));
+  itk::CudaTest::CopyToHost(values, size->GetConstGPUBufferPointer(), sizeof(values));
   EXPECT_EQ(values[0], 7);
   EXPECT_EQ(values[1], 4);
   EXPECT_EQ(values[2], 2);
@@ -304,8 +302,7 @@ TEST_P(CudaImageTest, GPUBufferedRegionIndexAndSize)
   region.SetSize(0, 9);
   image->SetRegions(region);
   size = manager->GetGPUBufferedRegionSize();
-  CUDA_CHECK(
-    itk::CudaMemoryBackend::GetDefault()->CopyDeviceToHost(values, size->GetConstGPUBufferPointer(), sizeof(values)));
+  itk::CudaTest::CopyToHost(values, size->GetConstGPUBufferPointer(), sizeof(values));
   EXPECT_EQ(values[0], 9);
 }
 

@@ -71,8 +71,7 @@ TEST_P(CudaImageThreadStressTest, MixedReadersAndWritersSeeTheLastWrite)
           const int                           g = ++generation;
           std::vector<float>                  values(pixels, static_cast<float>(g));
           void *                              device = image->GetCudaDataManager()->GetGPUBufferPointer();
-          CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->CopyHostToDevice(device, values.data(),
-                                                                             pixels * sizeof(float)));
+          itk::CudaTest::CopyToDevice(device, values.data(), pixels * sizeof(float));
         }
         else if (kind < 6) // const CPU read
         {
@@ -91,8 +90,7 @@ TEST_P(CudaImageThreadStressTest, MixedReadersAndWritersSeeTheLastWrite)
           const auto * device =
             static_cast<const float *>(image->GetCudaDataManager()->GetConstGPUBufferPointer());
           float value = -1.0f;
-          CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->CopyDeviceToHost(&value, device + random() % pixels,
-                                                                             sizeof(float)));
+          itk::CudaTest::CopyToHost(&value, device + random() % pixels, sizeof(float));
           if (value != static_cast<float>(generation.load()))
           {
             ++failures;

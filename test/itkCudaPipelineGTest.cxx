@@ -145,8 +145,8 @@ TEST(CudaPipeline, CPUFilterInPlaceOnADeviceResultIsSeenByTheNextCudaFilter)
 TEST(CudaPipeline, RerunningAChainKeepsItsDeviceAllocationsBounded)
 {
   ITK_CUDA_SKIP_WITHOUT_GPU();
-  auto                                 counting = std::make_shared<itk::CudaTest::CountingRuntimeBackend>();
-  const itk::CudaMemoryBackendOverride use(counting);
+  std::shared_ptr<itk::CudaTest::CountingMemoryResource> counting;
+  const itk::CudaMemoryBackendOverride use(itk::CudaTest::MakeCountingRuntimeBackend(&counting));
   {
     auto input = MakeVolume<CudaImageType>();
     using SquareType = itk::CudaSquareImageFilter<CudaImageType>;

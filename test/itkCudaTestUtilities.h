@@ -68,18 +68,24 @@ BackendName(const ::testing::TestParamInfo<Backend> & info)
   return info.param == Backend::Emulated ? "Emulated" : "Cuda";
 }
 
-/** The CUDA runtime backend, counting its own live allocations, so that tests
- * prove what this process freed even while other processes use the GPU
- * (cudaMemGetInfo is device-wide). */
-class CountingRuntimeBackend : public CudaRuntimeMemoryBackend
+/** A memory resource adaptor that counts the live allocations it passed to
+ * `upstream`, so that tests prove what this process freed even while other
+ * processes use the GPU (cudaMemGetInfo is device-wide). */
+class CountingMemoryResource : public CudaMemoryResource
 {
 public:
-  using CudaRuntimeMemoryBackend::Allocate;
-  using CudaRuntimeMemoryBackend::Free;
+  explicit CountingMemoryResource(std::shared_ptr<CudaMemoryResource> upstream)
+    : m_Upstream(std::move(upstream))
+  {}
+  const char *
+  GetName() const override
+  {
+    return m_Upstream->GetName();
+  }
   cudaError_t
   Allocate(void ** pointer, size_t bytes, int device, cudaStream_t stream) override
   {
-    const cudaError_t error = CudaRuntimeMemoryBackend::Allocate(pointer, bytes, device, stream);
+    const cudaError_t error = m_Upstream->Allocate(pointer, bytes, device, stream);
     if (error == cudaSuccess)
     {
       std::lock_guard<std::mutex> lock(m_Mutex);
@@ -88,9 +94,9 @@ public:
     return error;
   }
   cudaError_t
-  Free(void * pointer, int device, cudaStream_t stream) noexcept override
+  Deallocate(void * pointer, size_t bytes, int device, cudaStream_t stream) noexcept override
   {
-    const cudaError_t error = CudaRuntimeMemoryBackend::Free(pointer, device, stream);
+    const cudaError_t error = m_Upstream->Deallocate(pointer, bytes, device, stream);
     if (error == cudaSuccess)
     {
       std::lock_guard<std::mutex> lock(m_Mutex);
@@ -106,9 +112,38 @@ public:
   }
 
 private:
-  mutable std::mutex                       m_Mutex;
-  std::unordered_map<const void *, size_t> m_Live;
+  const std::shared_ptr<CudaMemoryResource> m_Upstream;
+  mutable std::mutex                        m_Mutex;
+  std::unordered_map<const void *, size_t>  m_Live;
 };
+
+/** A CUDA runtime backend whose allocations `counting` counts. */
+inline std::shared_ptr<CudaRuntimeMemoryBackend>
+MakeCountingRuntimeBackend(std::shared_ptr<CountingMemoryResource> * counting)
+{
+  auto runtime = std::make_shared<CudaRuntimeMemoryBackend>();
+  *counting = std::make_shared<CountingMemoryResource>(runtime->GetMemoryResource());
+  runtime->SetMemoryResource(*counting);
+  return runtime;
+}
+
+/** Copies through the active backend that have landed when they return (as
+ * a kernel would have written, or a reader reads, the device memory):
+ * ordered on the legacy default stream, then waited for there. */
+inline void
+CopyToDevice(void * device, const void * host, size_t bytes)
+{
+  const auto backend = CudaMemoryBackend::GetDefault();
+  CUDA_CHECK(backend->CopyHostToDeviceAsync(device, host, bytes, nullptr));
+  CUDA_CHECK(backend->SynchronizeStream(nullptr));
+}
+inline void
+CopyToHost(void * host, const void * device, size_t bytes)
+{
+  const auto backend = CudaMemoryBackend::GetDefault();
+  CUDA_CHECK(backend->CopyDeviceToHostAsync(host, device, bytes, nullptr));
+  CUDA_CHECK(backend->SynchronizeStream(nullptr));
+}
 
 /** Fixture that runs each test once on the emulated backend and once on the
  * GPU, so the synchronisation logic is proven both in CI and on hardware. */
@@ -121,8 +156,7 @@ protected:
     if (GetParam() == Backend::Cuda)
     {
       ITK_CUDA_SKIP_WITHOUT_GPU();
-      m_Counting = std::make_shared<CountingRuntimeBackend>();
-      m_Override = std::make_unique<CudaMemoryBackendOverride>(m_Counting);
+      m_Override = std::make_unique<CudaMemoryBackendOverride>(MakeCountingRuntimeBackend(&m_Counting));
     }
     else
     {
@@ -141,12 +175,12 @@ protected:
   static void
   WriteDevice(void * device, const void * host, size_t bytes)
   {
-    CUDA_CHECK(CudaMemoryBackend::GetDefault()->CopyHostToDevice(device, host, bytes));
+    CopyToDevice(device, host, bytes);
   }
   static void
   ReadDevice(void * host, const void * device, size_t bytes)
   {
-    CUDA_CHECK(CudaMemoryBackend::GetDefault()->CopyDeviceToHost(host, device, bytes));
+    CopyToHost(host, device, bytes);
   }
 
   /** Device allocations made through the active backend and not yet freed. */
@@ -157,7 +191,7 @@ protected:
   }
 
   std::shared_ptr<CudaEmulatedMemoryBackend> m_Emulated;
-  std::shared_ptr<CountingRuntimeBackend>    m_Counting;
+  std::shared_ptr<CountingMemoryResource>    m_Counting;
   std::unique_ptr<CudaMemoryBackendOverride> m_Override;
 };
 
@@ -208,7 +242,7 @@ DeviceCopy(const TImage * image)
   const auto                              manager = image->GetCudaDataManager();
   std::vector<typename TImage::PixelType> values(manager->GetBufferSize() / sizeof(typename TImage::PixelType));
   const void *                            device = manager->GetConstGPUBufferPointer();
-  CUDA_CHECK(CudaMemoryBackend::GetDefault()->CopyDeviceToHost(values.data(), device, manager->GetBufferSize()));
+  CopyToHost(values.data(), device, manager->GetBufferSize());
   return values;
 }
 template <typename TImage>

@@ -48,7 +48,7 @@ TEST_P(GPUMemPointerTest, OwnsWhatItAllocates)
 TEST_P(GPUMemPointerTest, NeverFreesWhatItBorrows)
 {
   void * external = nullptr;
-  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->Allocate(&external, 4096, 0));
+  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->GetMemoryResource()->Allocate(&external, 4096, 0, nullptr));
   {
     auto buffer = GPUMemPointer::New();
     buffer->SetBufferSize(4096);
@@ -64,13 +64,14 @@ TEST_P(GPUMemPointerTest, NeverFreesWhatItBorrows)
   }
   EXPECT_EQ(LiveAllocations(), 1u); // the external one only
   // Freeing it ourselves succeeds: nobody freed it before.
-  EXPECT_EQ(itk::CudaMemoryBackend::GetDefault()->Free(external, 0), cudaSuccess);
+  EXPECT_EQ(itk::CudaMemoryBackend::GetDefault()->GetMemoryResource()->Deallocate(external, 4096, 0, nullptr),
+            cudaSuccess);
 }
 
 TEST_P(GPUMemPointerTest, KeepsTheOwnerOfABorrowedPointerAlive)
 {
   void * external = nullptr;
-  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->Allocate(&external, 64, 0));
+  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->GetMemoryResource()->Allocate(&external, 64, 0, nullptr));
   bool released = false;
   {
     std::shared_ptr<const void> owner(external, [&](const void *) { released = true; });
@@ -84,7 +85,8 @@ TEST_P(GPUMemPointerTest, KeepsTheOwnerOfABorrowedPointerAlive)
     graft->Initialize();
     EXPECT_TRUE(released);
   }
-  EXPECT_EQ(itk::CudaMemoryBackend::GetDefault()->Free(external, 0), cudaSuccess);
+  EXPECT_EQ(itk::CudaMemoryBackend::GetDefault()->GetMemoryResource()->Deallocate(external, 64, 0, nullptr),
+            cudaSuccess);
 }
 
 TEST_P(GPUMemPointerTest, OutOfMemoryNamesTheSizes)
