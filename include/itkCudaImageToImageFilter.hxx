@@ -93,9 +93,19 @@ CudaImageToImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GenerateD
     cudaStream_t & Stream;
     ~ClearStream() { Stream = nullptr; }
   } const clearStream{ m_CudaStream };
+  // Progress as ITK's filters report it: 0 before the work, 1 after it;
+  // an observer of the first may abort the update before any kernel runs.
+  this->UpdateProgress(0.0f);
+  if (this->GetAbortGenerateData())
+  {
+    ProcessAborted aborted(__FILE__, __LINE__);
+    aborted.SetDescription(std::string(this->GetNameOfClass()) + ": the update was aborted before the GPU work");
+    throw aborted;
+  }
   CudaStreamOrderingScope ordering(m_CudaStream, this->GPUGenerateDataUsesLegacyStream());
   this->GPUGenerateData();
   ordering.Finish();
+  this->UpdateProgress(1.0f);
 }
 
 template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>

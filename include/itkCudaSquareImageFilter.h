@@ -18,7 +18,8 @@
 #ifndef itkCudaSquareImageFilter_h
 #define itkCudaSquareImageFilter_h
 
-#include "itkCudaElementwiseImageFilter.h"
+#include "itkCudaFunctors.h"
+#include "itkCudaUnaryFunctorImageFilter.h"
 #include "itkSquareImageFilter.h"
 
 namespace itk
@@ -32,33 +33,40 @@ namespace itk
  * a CUDA device, or with GPUEnabled off, ITK's SquareImageFilter computes the
  * same pixels on the CPU.
  *
- * What it takes to write one: the kernels and their launch functions in a
- * `.cu` file (src/itkCudaSquareImage.cu, declared in itkCudaSquareImage.hcu),
- * and the two functions below, which CudaElementwiseImageFilter calls with
- * device pointers and the stream to queue on. The base class gives the rest:
- * the CPU fallback, in-place runs, streaming (when the output's region is a
- * piece of a larger input buffer, the input is uploaded once and each piece
- * squared from it), sharing an update between devices (SetSplitDevices()),
+ * What it takes to write one: a device functor (CudaSquareFunctor, in
+ * itkCudaFunctors.h), the kernels' instantiation for it in a `.cu` file
+ * (src/itkCudaSquareImage.cu) and the class below. CudaUnaryFunctorImageFilter
+ * and CudaElementwiseImageFilter give the rest: the CPU fallback, in-place
+ * runs, streaming (when the output's region is a piece of a larger input
+ * buffer, the input is uploaded once and each piece squared from it),
+ * sharing an update between devices (SetSplitDevices()), progress events,
  * and the ordering of the kernels after the uploads and before later use of
- * the images.
+ * the images. The launch functions of itkCudaSquareImage.hcu stay for code
+ * that calls them on device pointers.
  * \ingroup CudaCommon
  */
 template <typename TImage>
 class ITK_TEMPLATE_EXPORT CudaSquareImageFilter
-  : public CudaElementwiseImageFilter<TImage, TImage, SquareImageFilter<TImage, TImage>>
+  : public CudaUnaryFunctorImageFilter<TImage,
+                                       TImage,
+                                       CudaSquareFunctor<typename TImage::PixelType>,
+                                       SquareImageFilter<TImage, TImage>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaSquareImageFilter);
 
   using Self = CudaSquareImageFilter;
-  using Superclass = CudaElementwiseImageFilter<TImage, TImage, SquareImageFilter<TImage, TImage>>;
+  using Superclass = CudaUnaryFunctorImageFilter<TImage,
+                                                 TImage,
+                                                 CudaSquareFunctor<typename TImage::PixelType>,
+                                                 SquareImageFilter<TImage, TImage>>;
   using GPUSuperclass = Superclass;
   using CPUSuperclass = SquareImageFilter<TImage, TImage>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
   itkNewMacro(Self);
-  itkCudaTypeMacro(CudaSquareImageFilter, CudaElementwiseImageFilter);
+  itkCudaTypeMacro(CudaSquareImageFilter, CudaUnaryFunctorImageFilter);
 
   using ImageType = TImage;
   using PixelType = typename TImage::PixelType;
@@ -69,17 +77,7 @@ public:
 protected:
   CudaSquareImageFilter() { this->InPlaceOn(); }
   ~CudaSquareImageFilter() override = default;
-
-  void
-  GPUComputeElements(const PixelType * in, PixelType * out, size_t count, cudaStream_t stream) override;
-  void
-  GPUComputeRegion(const PixelType * in, const CudaRegionGeometry & geometry, PixelType * out,
-                   cudaStream_t stream) override;
 };
 } // namespace itk
-
-#ifndef ITK_MANUAL_INSTANTIATION
-#  include "itkCudaSquareImageFilter.hxx"
-#endif
 
 #endif

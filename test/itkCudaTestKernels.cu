@@ -90,3 +90,8 @@ LaunchWithInvalidConfiguration()
 }
 } // namespace CudaTest
 } // namespace itk
+
+// The test functor's kernels, as a project instantiates its own.
+#include "itkCudaFunctorKernels.cuh"
+#include "itkCudaTestFunctors.h"
+ITK_CUDA_INSTANTIATE_UNARY_FUNCTOR(itk::CudaTest::ScaleAndShift, float, float);

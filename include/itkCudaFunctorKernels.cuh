@@ -1,0 +1,495 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#ifndef itkCudaFunctorKernels_cuh
+#define itkCudaFunctorKernels_cuh
+
+/** \file itkCudaFunctorKernels.cuh
+ * \brief The element-wise kernels behind CudaUnaryFunctorImageFilter and
+ * CudaBinaryFunctorImageFilter, and the macros that instantiate them: for
+ * nvcc only (a `.cu` file of yours), no ITK headers.
+ *
+ * \code
+ * // MyScale.cu
+ * #include "itkCudaFunctorKernels.cuh"
+ * #include "MyScaleFunctor.h" // struct MyScale { float Factor; __host__ __device__ float operator()(float) const; };
+ * ITK_CUDA_INSTANTIATE_UNARY_FUNCTOR(MyScale, float, float);
+ * \endcode
+ *
+ * Each argument of the macros is one type name: give a template with commas
+ * (`CudaAddFunctor<short, short, int>`) a `using` alias first. In a shared
+ * library built with hidden visibility, define ITK_CUDA_FUNCTOR_EXPORT to
+ * the export attribute before including this header.
+ *
+ * How the kernels move memory: pixels are read and written in packs of 16
+ * bytes of the widest pixel type (one load or store instruction per pack
+ * and thread, two packs in flight per thread), from the first element at
+ * which every pointer is aligned for a pack; the few pixels before it and
+ * after the last whole pack go one at a time. Pixel types whose size is not
+ * a power of two (vector pixels) go one pixel at a time.
+ * \ingroup CudaCommon
+ */
+
+#include "itkCudaFunctorLaunch.h"
+#include "itkCudaKernelLaunch.hcu"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#ifndef ITK_CUDA_FUNCTOR_EXPORT
+#  define ITK_CUDA_FUNCTOR_EXPORT
+#endif
+
+namespace itk
+{
+namespace CudaFunctorDetail
+{
+constexpr unsigned int BlockSize = 256;
+
+template <typename T, unsigned int N>
+struct alignas(sizeof(T) * N) Pack
+{
+  T Value[N];
+};
+
+constexpr bool
+IsPowerOfTwo(size_t value)
+{
+  return value != 0 && (value & (value - 1)) == 0;
+}
+
+/** Pixels per pack for these pixel types: 16 bytes of the widest. */
+template <typename... T>
+constexpr unsigned int
+PackSize()
+{
+  constexpr size_t widest = std::max({ sizeof(T)... });
+  constexpr bool   powersOfTwo = (IsPowerOfTwo(sizeof(T)) && ...);
+  return powersOfTwo && widest <= 16 ? static_cast<unsigned int>(16 / widest) : 1u;
+}
+
+/** Elements before the first at which `pointer` is aligned for packs of N. */
+template <unsigned int N, typename T>
+size_t
+PackHead(const T * pointer)
+{
+  constexpr size_t packBytes = sizeof(T) * N;
+  return (packBytes - reinterpret_cast<uintptr_t>(pointer) % packBytes) % packBytes / sizeof(T);
+}
+
+/** The pixel index of the thread's scalar work ([0, head), then the tail
+ * after the last whole pack), or false when it has none. */
+__device__ __forceinline__ bool
+ScalarIndex(size_t thread, size_t count, size_t head, size_t bodyEnd, size_t * index)
+{
+  if (thread >= head + (count - bodyEnd))
+  {
+    return false;
+  }
+  *index = thread < head ? thread : bodyEnd + (thread - head);
+  return true;
+}
+
+// The aligned middle: packs in a grid-stride loop, two in flight per thread
+// (32 bytes of reads outstanding per thread, about twice what HBM's
+// bandwidth-latency product needs), both loaded before either is stored:
+// correct in place too, as each thread reads only the pixels it writes.
+template <unsigned int N, typename TInput, typename TOutput, typename TFunctor>
+__device__ __forceinline__ void
+UnaryPixels(size_t count, size_t head, size_t packs, const TInput * in, TOutput * out, const TFunctor & functor)
+{
+  const size_t thread = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t stride = static_cast<size_t>(blockDim.x) * gridDim.x;
+  size_t       index = 0;
+  if (ScalarIndex(thread, count, head, head + packs * N, &index))
+  {
+    out[index] = static_cast<TOutput>(functor(in[index]));
+  }
+  using InPack = Pack<TInput, N>;
+  using OutPack = Pack<TOutput, N>;
+  const auto * packIn = reinterpret_cast<const InPack *>(in + head);
+  auto *       packOut = reinterpret_cast<OutPack *>(out + head);
+  const auto   apply = [&functor](const InPack & source) {
+    OutPack result;
+#pragma unroll
+    for (unsigned int k = 0; k < N; ++k)
+    {
+      result.Value[k] = static_cast<TOutput>(functor(source.Value[k]));
+    }
+    return result;
+  };
+  size_t v = thread;
+  for (; v + stride < packs; v += 2 * stride)
+  {
+    const InPack first = packIn[v];
+    const InPack second = packIn[v + stride];
+    packOut[v] = apply(first);
+    packOut[v + stride] = apply(second);
+  }
+  if (v < packs)
+  {
+    const InPack last = packIn[v];
+    packOut[v] = apply(last);
+  }
+}
+
+template <unsigned int N, typename TInput, typename TOutput, typename TFunctor>
+__global__ void
+UnaryKernel(size_t count, size_t head, size_t packs, const TInput * __restrict__ in, TOutput * __restrict__ out,
+            TFunctor functor)
+{
+  UnaryPixels<N>(count, head, packs, in, out, functor);
+}
+
+// In place: `in` and `out` are the same memory, so no __restrict__.
+template <unsigned int N, typename TInput, typename TOutput, typename TFunctor>
+__global__ void
+UnaryInPlaceKernel(size_t count, size_t head, size_t packs, const TInput * in, TOutput * out, TFunctor functor)
+{
+  UnaryPixels<N>(count, head, packs, in, out, functor);
+}
+
+// One pixel per thread and iteration: pixels whose size is not a power of two.
+template <typename TInput, typename TOutput, typename TFunctor>
+__global__ void
+UnaryScalarKernel(size_t count, const TInput * in, TOutput * out, TFunctor functor)
+{
+  const size_t stride = static_cast<size_t>(blockDim.x) * gridDim.x;
+  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride)
+  {
+    out[i] = static_cast<TOutput>(functor(in[i]));
+  }
+}
+
+template <unsigned int N, typename TInput1, typename TInput2, typename TOutput, typename TFunctor>
+__device__ __forceinline__ void
+BinaryPixels(size_t          count,
+             size_t          head,
+             size_t          packs,
+             const TInput1 * in1,
+             const TInput2 * in2,
+             TOutput *       out,
+             const TFunctor & functor)
+{
+  const size_t thread = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t stride = static_cast<size_t>(blockDim.x) * gridDim.x;
+  size_t       index = 0;
+  if (ScalarIndex(thread, count, head, head + packs * N, &index))
+  {
+    out[index] = static_cast<TOutput>(functor(in1[index], in2[index]));
+  }
+  using Pack1 = Pack<TInput1, N>;
+  using Pack2 = Pack<TInput2, N>;
+  using OutPack = Pack<TOutput, N>;
+  const auto * packIn1 = reinterpret_cast<const Pack1 *>(in1 + head);
+  const auto * packIn2 = reinterpret_cast<const Pack2 *>(in2 + head);
+  auto *       packOut = reinterpret_cast<OutPack *>(out + head);
+  const auto   apply = [&functor](const Pack1 & first, const Pack2 & second) {
+    OutPack result;
+#pragma unroll
+    for (unsigned int k = 0; k < N; ++k)
+    {
+      result.Value[k] = static_cast<TOutput>(functor(first.Value[k], second.Value[k]));
+    }
+    return result;
+  };
+  size_t v = thread;
+  for (; v + stride < packs; v += 2 * stride)
+  {
+    const Pack1 a1 = packIn1[v];
+    const Pack2 a2 = packIn2[v];
+    const Pack1 b1 = packIn1[v + stride];
+    const Pack2 b2 = packIn2[v + stride];
+    packOut[v] = apply(a1, a2);
+    packOut[v + stride] = apply(b1, b2);
+  }
+  if (v < packs)
+  {
+    const Pack1 last1 = packIn1[v];
+    const Pack2 last2 = packIn2[v];
+    packOut[v] = apply(last1, last2);
+  }
+}
+
+template <unsigned int N, typename TInput1, typename TInput2, typename TOutput, typename TFunctor>
+__global__ void
+BinaryKernel(size_t                     count,
+             size_t                     head,
+             size_t                     packs,
+             const TInput1 * __restrict__ in1,
+             const TInput2 * __restrict__ in2,
+             TOutput * __restrict__       out,
+             TFunctor                   functor)
+{
+  BinaryPixels<N>(count, head, packs, in1, in2, out, functor);
+}
+
+// The output is the memory of one of the inputs (or both inputs are one).
+template <unsigned int N, typename TInput1, typename TInput2, typename TOutput, typename TFunctor>
+__global__ void
+BinaryAliasedKernel(size_t          count,
+                    size_t          head,
+                    size_t          packs,
+                    const TInput1 * in1,
+                    const TInput2 * in2,
+                    TOutput *       out,
+                    TFunctor        functor)
+{
+  BinaryPixels<N>(count, head, packs, in1, in2, out, functor);
+}
+
+template <typename TInput1, typename TInput2, typename TOutput, typename TFunctor>
+__global__ void
+BinaryScalarKernel(size_t count, const TInput1 * in1, const TInput2 * in2, TOutput * out, TFunctor functor)
+{
+  const size_t stride = static_cast<size_t>(blockDim.x) * gridDim.x;
+  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride)
+  {
+    out[i] = static_cast<TOutput>(functor(in1[i], in2[i]));
+  }
+}
+
+template <typename TInput, typename TOutput, typename TFunctor>
+__global__ void
+RegionKernel(const TInput * __restrict__ in, CudaRegionGeometry geometry, TOutput * __restrict__ out,
+             TFunctor functor)
+{
+  // The box's rows are contiguous: reads stay coalesced along x.
+  const size_t rowLength = geometry.OutputSize[0];
+  const size_t sliceLength = rowLength * geometry.OutputSize[1];
+  const size_t total = sliceLength * geometry.OutputSize[2];
+  const size_t stride = static_cast<size_t>(blockDim.x) * gridDim.x;
+  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride)
+  {
+    const size_t z = i / sliceLength;
+    const size_t y = (i - z * sliceLength) / rowLength;
+    const size_t x = i - z * sliceLength - y * rowLength;
+    const size_t source =
+      ((z + geometry.Offset[2]) * geometry.InputSize[1] + (y + geometry.Offset[1])) * geometry.InputSize[0] +
+      (x + geometry.Offset[0]);
+    out[i] = static_cast<TOutput>(functor(in[source]));
+  }
+}
+
+/** Refuse pointers misaligned for their pixel types before any launch (on
+ * the device they would be a sticky fault that ends the context): `names`
+ * and the pointers' misalignments and alignments, one per pointer. */
+template <size_t VCount>
+void
+CheckAlignment(const char * function,
+               const char * const (&names)[VCount],
+               const size_t (&misalignments)[VCount],
+               const size_t (&alignments)[VCount])
+{
+  bool   aligned = true;
+  bool   oneAlignment = true;
+  for (size_t k = 0; k < VCount; ++k)
+  {
+    aligned = aligned && misalignments[k] == 0;
+    oneAlignment = oneAlignment && alignments[k] == alignments[0];
+  }
+  if (aligned)
+  {
+    return;
+  }
+  std::string location = std::string(function) + ": expected pixel pointers aligned to ";
+  for (size_t k = 0; k < VCount && !(oneAlignment && k > 0); ++k)
+  {
+    location += (k > 0 ? ", " : "") + std::to_string(alignments[k]);
+  }
+  location += " bytes, got";
+  for (size_t k = 0; k < VCount; ++k)
+  {
+    location += std::string(k == 0 ? " " : k + 1 == VCount ? " and " : ", ") + names[k] + " at " +
+                std::to_string(misalignments[k]);
+  }
+  location += " bytes past such a boundary";
+  CudaCheckError(cudaErrorMisalignedAddress, __FILE__, __LINE__, location.c_str());
+}
+
+template <typename T>
+size_t
+Misalignment(const T * pointer)
+{
+  return reinterpret_cast<uintptr_t>(pointer) % alignof(T);
+}
+
+/** Launch the unary kernel with packs of N pixels when `in` and `out` are
+ * aligned for them at the same element, else with half as many. */
+template <unsigned int N, typename TInput, typename TOutput, typename TFunctor>
+void
+LaunchUnary(size_t count, const TInput * in, TOutput * out, const TFunctor & functor, cudaStream_t stream)
+{
+  if constexpr (N > 1)
+  {
+    const size_t head = PackHead<N>(in);
+    if (head != PackHead<N>(out))
+    {
+      LaunchUnary<N / 2>(count, in, out, functor, stream);
+      return;
+    }
+    const size_t       start = std::min(count, head);
+    const size_t       packs = (count - start) / N;
+    const unsigned int blocks = CudaGridSizeForElements(packs, BlockSize);
+    if (static_cast<const void *>(in) == static_cast<const void *>(out))
+    {
+      UnaryInPlaceKernel<N><<<blocks, BlockSize, 0, stream>>>(count, start, packs, in, out, functor);
+    }
+    else
+    {
+      UnaryKernel<N><<<blocks, BlockSize, 0, stream>>>(count, start, packs, in, out, functor);
+    }
+  }
+  else
+  {
+    UnaryScalarKernel<<<CudaGridSizeForElements(count, BlockSize), BlockSize, 0, stream>>>(count, in, out, functor);
+  }
+}
+
+template <unsigned int N, typename TInput1, typename TInput2, typename TOutput, typename TFunctor>
+void
+LaunchBinary(size_t           count,
+             const TInput1 *  in1,
+             const TInput2 *  in2,
+             TOutput *        out,
+             const TFunctor & functor,
+             cudaStream_t     stream)
+{
+  if constexpr (N > 1)
+  {
+    const size_t head = PackHead<N>(in1);
+    if (head != PackHead<N>(in2) || head != PackHead<N>(out))
+    {
+      LaunchBinary<N / 2>(count, in1, in2, out, functor, stream);
+      return;
+    }
+    const size_t       start = std::min(count, head);
+    const size_t       packs = (count - start) / N;
+    const unsigned int blocks = CudaGridSizeForElements(packs, BlockSize);
+    const void *       output = out;
+    if (output == static_cast<const void *>(in1) || output == static_cast<const void *>(in2))
+    {
+      BinaryAliasedKernel<N><<<blocks, BlockSize, 0, stream>>>(count, start, packs, in1, in2, out, functor);
+    }
+    else
+    {
+      BinaryKernel<N><<<blocks, BlockSize, 0, stream>>>(count, start, packs, in1, in2, out, functor);
+    }
+  }
+  else
+  {
+    BinaryScalarKernel<<<CudaGridSizeForElements(count, BlockSize), BlockSize, 0, stream>>>(count, in1, in2, out,
+                                                                                              functor);
+  }
+}
+} // namespace CudaFunctorDetail
+
+template <typename TInput, typename TOutput, typename TFunctor>
+void
+CudaTransformElements(size_t count, const TInput * in, TOutput * out, const TFunctor & functor, cudaStream_t stream)
+{
+  if (count == 0)
+  {
+    return;
+  }
+  CudaFunctorDetail::CheckAlignment("CudaTransformElements",
+                                    { "in", "out" },
+                                    { CudaFunctorDetail::Misalignment(in), CudaFunctorDetail::Misalignment(out) },
+                                    { alignof(TInput), alignof(TOutput) });
+  CudaFunctorDetail::LaunchUnary<CudaFunctorDetail::PackSize<TInput, TOutput>()>(count, in, out, functor, stream);
+  CUDA_CHECK_KERNEL_LAUNCH("CudaTransformElements");
+}
+
+template <typename TInput, typename TOutput, typename TFunctor>
+void
+CudaTransformRegion(const TInput *             in,
+                    const CudaRegionGeometry & geometry,
+                    TOutput *                  out,
+                    const TFunctor &           functor,
+                    cudaStream_t               stream)
+{
+  for (int d = 0; d < 3; ++d)
+  {
+    if (geometry.Offset[d] + geometry.OutputSize[d] > geometry.InputSize[d])
+    {
+      CudaCheckError(cudaErrorInvalidValue, __FILE__, __LINE__, "CudaTransformRegion: the box leaves the input");
+    }
+  }
+  const size_t total = geometry.OutputSize[0] * geometry.OutputSize[1] * geometry.OutputSize[2];
+  if (total == 0)
+  {
+    return;
+  }
+  CudaFunctorDetail::CheckAlignment("CudaTransformRegion",
+                                    { "in", "out" },
+                                    { CudaFunctorDetail::Misalignment(in), CudaFunctorDetail::Misalignment(out) },
+                                    { alignof(TInput), alignof(TOutput) });
+  CudaFunctorDetail::RegionKernel<<<CudaGridSizeForElements(total, CudaFunctorDetail::BlockSize),
+                                    CudaFunctorDetail::BlockSize,
+                                    0,
+                                    stream>>>(in, geometry, out, functor);
+  CUDA_CHECK_KERNEL_LAUNCH("CudaTransformRegion");
+}
+
+template <typename TInput1, typename TInput2, typename TOutput, typename TFunctor>
+void
+CudaTransformElements(size_t           count,
+                      const TInput1 *  in1,
+                      const TInput2 *  in2,
+                      TOutput *        out,
+                      const TFunctor & functor,
+                      cudaStream_t     stream)
+{
+  if (count == 0)
+  {
+    return;
+  }
+  CudaFunctorDetail::CheckAlignment("CudaTransformElements",
+                                    { "in1", "in2", "out" },
+                                    { CudaFunctorDetail::Misalignment(in1),
+                                      CudaFunctorDetail::Misalignment(in2),
+                                      CudaFunctorDetail::Misalignment(out) },
+                                    { alignof(TInput1), alignof(TInput2), alignof(TOutput) });
+  CudaFunctorDetail::LaunchBinary<CudaFunctorDetail::PackSize<TInput1, TInput2, TOutput>()>(
+    count, in1, in2, out, functor, stream);
+  CUDA_CHECK_KERNEL_LAUNCH("CudaTransformElements");
+}
+} // namespace itk
+
+/** Instantiate the launch functions of unary filters for `TFunctor` from
+ * `TInput` to `TOutput` pixels (each one type name). */
+#define ITK_CUDA_INSTANTIATE_UNARY_FUNCTOR(TFunctor, TInput, TOutput)                                               \
+  template ITK_CUDA_FUNCTOR_EXPORT void itk::CudaTransformElements<TInput, TOutput, TFunctor>(                       \
+    size_t, const TInput *, TOutput *, const TFunctor &, cudaStream_t);                                            \
+  template ITK_CUDA_FUNCTOR_EXPORT void itk::CudaTransformRegion<TInput, TOutput, TFunctor>(                         \
+    const TInput *, const itk::CudaRegionGeometry &, TOutput *, const TFunctor &, cudaStream_t)
+
+/** Instantiate the launch functions of binary filters for `TFunctor`: two
+ * images, and one image with the other input a constant (each one type name). */
+#define ITK_CUDA_INSTANTIATE_BINARY_FUNCTOR(TFunctor, TInput1, TInput2, TOutput)                                    \
+  template ITK_CUDA_FUNCTOR_EXPORT void itk::CudaTransformElements<TInput1, TInput2, TOutput, TFunctor>(            \
+    size_t, const TInput1 *, const TInput2 *, TOutput *, const TFunctor &, cudaStream_t);                          \
+  template ITK_CUDA_FUNCTOR_EXPORT void                                                                            \
+  itk::CudaTransformElements<TInput2, TOutput, itk::CudaBindFirst<TFunctor, TInput1>>(                             \
+    size_t, const TInput2 *, TOutput *, const itk::CudaBindFirst<TFunctor, TInput1> &, cudaStream_t);              \
+  template ITK_CUDA_FUNCTOR_EXPORT void                                                                            \
+  itk::CudaTransformElements<TInput1, TOutput, itk::CudaBindSecond<TFunctor, TInput2>>(                            \
+    size_t, const TInput1 *, TOutput *, const itk::CudaBindSecond<TFunctor, TInput2> &, cudaStream_t)
+
+#endif

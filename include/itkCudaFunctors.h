@@ -1,0 +1,144 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#ifndef itkCudaFunctors_h
+#define itkCudaFunctors_h
+
+/** \file itkCudaFunctors.h
+ * \brief The pixel functors of CudaCommon's element-wise filters, for the
+ * host compiler and nvcc alike (no ITK headers): each computes what the
+ * functor of the ITK filter it stands for computes, bit for bit.
+ *
+ * A functor of your own has the same shape: a copyable struct (its members
+ * are the filter's parameters, copied to the kernel by value) whose
+ * `__host__ __device__ TOutput operator()(TInput) const` (two arguments for
+ * a binary filter) computes one output pixel. See
+ * itkCudaUnaryFunctorImageFilter.h and itkCudaFunctorKernels.cuh.
+ * \ingroup CudaCommon
+ */
+
+#include <cuda_runtime_api.h> // __host__, __device__
+
+#include <cmath>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace itk
+{
+/** \class CudaSquareFunctor
+ * \brief ITK's Functor::Square: the input converted to its real type
+ * (NumericTraits<T>::RealType, double for integers), squared, converted to
+ * the output type.
+ * \ingroup CudaCommon */
+template <typename TInput, typename TOutput = TInput>
+struct CudaSquareFunctor
+{
+  __host__ __device__ TOutput
+  operator()(TInput pixel) const
+  {
+    if constexpr (std::is_integral<TInput>::value && std::is_integral<TOutput>::value && sizeof(TInput) <= 2 &&
+                  sizeof(TOutput) <= sizeof(TInput))
+    {
+      // The square of an 8- or 16-bit integer is exact in 32 bits, as it is
+      // in double, and keeping its low bits gives what the conversion of the
+      // double to a narrow integer gives (cvt.rzi then a narrow store): the
+      // same result for every input without two 64-bit conversions per pixel
+      // (too slow on sm_90 for 1-byte pixels at full memory bandwidth).
+      const uint32_t value = static_cast<uint32_t>(pixel);
+      return static_cast<TOutput>(value * value);
+    }
+    else
+    {
+      using RealType = typename std::conditional<std::is_floating_point<TInput>::value, TInput, double>::type;
+      const RealType value = static_cast<RealType>(pixel);
+      return static_cast<TOutput>(value * value);
+    }
+  }
+};
+
+/** \class CudaAbsFunctor
+ * \brief ITK's Functor::Abs: itk::Math::abs of the input converted to the
+ * output type, as the ITK release in use computes it. In both, `signed char`
+ * and `short` have an absolute value of the unsigned type of their size (so
+ * that of the most negative value is positive) and plain `char` is
+ * reinterpreted as `unsigned char`. ITK 5.2 (itk::Math::abs from vnl_math)
+ * gives `int` and wider an unsigned absolute value too, and floating-point
+ * values `x < 0 ? -x : x` (-0 and NaNs keep their sign); later releases
+ * (VLikeStdAbs, std::abs) give `int` and wider one of their own type (the
+ * most negative value stays negative) and floating-point values lose their
+ * sign bit. CudaAbsImageFilter picks the variant of the ITK it is compiled
+ * with (CudaITKMathAbsIsStdAbs).
+ * \ingroup CudaCommon */
+template <typename TInput, typename TOutput = TInput, bool VLikeStdAbs = true>
+struct CudaAbsFunctor
+{
+  __host__ __device__ TOutput
+  operator()(TInput pixel) const
+  {
+    if constexpr (std::is_floating_point<TInput>::value && VLikeStdAbs)
+    {
+      if constexpr (std::is_same<TInput, float>::value)
+      {
+        return static_cast<TOutput>(fabsf(pixel));
+      }
+      else
+      {
+        return static_cast<TOutput>(fabs(static_cast<double>(pixel)));
+      }
+    }
+    else if constexpr (std::is_floating_point<TInput>::value)
+    {
+      return static_cast<TOutput>(pixel < TInput(0) ? -pixel : pixel);
+    }
+    else if constexpr (std::is_same<TInput, char>::value)
+    {
+      return static_cast<TOutput>(static_cast<unsigned char>(pixel));
+    }
+    else if constexpr (std::is_signed<TInput>::value)
+    {
+      using Unsigned = typename std::make_unsigned<TInput>::type;
+      // The negation in the unsigned type: defined for the most negative value.
+      const Unsigned magnitude =
+        pixel < 0 ? static_cast<Unsigned>(Unsigned(0) - static_cast<Unsigned>(pixel)) : static_cast<Unsigned>(pixel);
+      using Result = typename std::conditional<(sizeof(TInput) < sizeof(int) || !VLikeStdAbs), Unsigned, TInput>::type;
+      return static_cast<TOutput>(static_cast<Result>(magnitude));
+    }
+    else
+    {
+      return static_cast<TOutput>(pixel);
+    }
+  }
+};
+
+/** \class CudaAddFunctor
+ * \brief ITK's Functor::Add2: the sum of the inputs in C++'s arithmetic
+ * (integers narrower than int added as int, float plus float in float),
+ * converted to the output type.
+ * \ingroup CudaCommon */
+template <typename TInput1, typename TInput2 = TInput1, typename TOutput = TInput1>
+struct CudaAddFunctor
+{
+  __host__ __device__ TOutput
+  operator()(TInput1 first, TInput2 second) const
+  {
+    return static_cast<TOutput>(first + second);
+  }
+};
+} // namespace itk
+
+#endif
