@@ -10,7 +10,8 @@
     smoothed = itk.median_image_filter(image)  # any ITK filter takes it
 
 Importing the package registers its types in itk (itk.CudaImage,
-itk.CudaSquareImageFilter, itk.CudaImageFromImageFilter, ...) and the
+itk.CudaSquareImageFilter, itk.CudaAbsImageFilter, itk.CudaAddImageFilter,
+itk.CudaImageFromImageFilter, their snake_case forms, ...) and the
 functions itk.cuda_image_from_cuda_array and itk.cuda_image_from_image; the
 module itk.CudaCommon holds them too, as in ITKCudaCommon's wheels.
 """
@@ -76,6 +77,8 @@ __all__ = [
     "CudaMemoryPoolIsEnabled",
     "CudaSetMemoryPoolReleaseThreshold",
     "CudaTrimMemoryPools",
+    "CudaAbsImageFilter",
+    "CudaAddImageFilter",
     "CudaDataManager",
     "CudaImage",
     "CudaImageFromImageFilter",

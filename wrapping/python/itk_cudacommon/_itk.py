@@ -186,7 +186,8 @@ def _functional_form(template_name):
 
 
 def register(package_name, *functions):
-    """Register the module's classes in itk; returns the templates CudaImage,
+    """Register the module's classes in itk (CudaImage, the CUDA filters and
+    their functional forms); returns the templates CudaImage,
     CudaSquareImageFilter and CudaImageFromImageFilter."""
     import sys
 
@@ -235,13 +236,21 @@ def register(package_name, *functions):
     from_image = templates["itk::CudaImageFromImageFilter"]
     names = {
         "CudaImage": images,
-        "CudaSquareImageFilter": square,
-        "CudaImageFromImageFilter": from_image,
         "CudaDataManager": core.itkCudaDataManager,
         "CudaMemoryProbe": core.itkCudaMemoryProbe,
-        "cuda_square_image_filter": _functional_form(square.__name__),
-        "cuda_image_from_image_filter": _functional_form(from_image.__name__),
     }
+    # Each filter template as itk.<Name>, and its functional form.
+    for template_name in (
+        "itk::CudaSquareImageFilter",
+        "itk::CudaAbsImageFilter",
+        "itk::CudaAddImageFilter",
+        "itk::CudaImageFromImageFilter",
+    ):
+        template = templates[template_name]
+        short = template_name.split("::")[-1]
+        form = _functional_form(template.__name__)
+        names[short] = template
+        names[form.__name__] = form
     names.update({f.__name__: f for f in functions})
     # itk.CudaCommon, as ITKCudaCommon's wheels name their module.
     package = sys.modules[package_name]
