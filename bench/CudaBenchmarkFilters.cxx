@@ -20,6 +20,8 @@
 
 #include "CudaBenchmarkSupport.h"
 
+#include "itkCudaFunctorLaunch.h"
+#include "itkCudaFunctors.h"
 #include "itkCudaSquareImage.hcu"
 #include "itkCudaSquareImageFilter.h"
 #include "itkMultiThreaderBase.h"
@@ -127,6 +129,61 @@ template double
 MeasureSquareKernel<unsigned char>(Results &, DeviceTimer &, unsigned long, const Options &, double, double, bool);
 template double
 MeasureSquareKernel<double>(Results &, DeviceTimer &, unsigned long, const Options &, double, double, bool);
+
+void
+MeasureAddKernel(Results & results, DeviceTimer & timer, unsigned long n, const Options & options)
+{
+  const size_t      count = static_cast<size_t>(n) * n * n;
+  const size_t      bytes = count * sizeof(float);
+  const std::string pixel = PixelName(float{});
+  std::cout << "[" << CubeShape(n) << "] add kernel, " << pixel << " pixels\n";
+  std::vector<float> first(count);
+  std::vector<float> second(count);
+  std::vector<float> expected(count);
+  FillPattern(first.data(), count, 0.5, 1.5, 5);
+  FillPattern(second.data(), count, -1.0, 1.0, 7);
+  const itk::CudaAddFunctor<float> add;
+  std::transform(first.begin(), first.end(), second.begin(), expected.begin(), add);
+  DeviceMemory in1Buffer = AllocateDeviceMemory(bytes);
+  DeviceMemory in2Buffer = AllocateDeviceMemory(bytes);
+  DeviceMemory outBuffer = AllocateDeviceMemory(bytes);
+  auto *       in1 = static_cast<float *>(in1Buffer.get());
+  auto *       in2 = static_cast<float *>(in2Buffer.get());
+  auto *       out = static_cast<float *>(outBuffer.get());
+  CUDA_CHECK(cudaMemcpy(in1, first.data(), bytes, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(in2, second.data(), bytes, cudaMemcpyHostToDevice));
+  const auto    noop = [] {};
+  const Samples copy = timer.Time(WarmUpRuns, options.repeats, noop, [&] {
+    CUDA_CHECK(cudaMemcpyAsync(out, in1, bytes, cudaMemcpyDeviceToDevice, nullptr));
+  });
+  const double      ceiling = ToBandwidth(copy, 2.0 * static_cast<double>(bytes)).median;
+  const std::string ceilingName = "cudaMemcpy D2D, read+write";
+  const double      traffic = 3.0 * static_cast<double>(bytes);
+
+  const auto launch = [&] { itk::CudaTransformElements(count, in1, in2, out, add, nullptr); };
+  CheckKernel(launch, out, expected, "add kernel " + pixel);
+  results.Add({ "add kernel " + pixel + " 3-D (2 reads + 1 write)",
+                n,
+                CubeShape(n),
+                ToBandwidth(timer.Time(WarmUpRuns, options.repeats, noop, launch), traffic),
+                "GB/s",
+                ceilingName,
+                ceiling });
+  // In place on the first input, restored outside the events.
+  const auto restore = [&] { CUDA_CHECK(cudaMemcpyAsync(out, in1, bytes, cudaMemcpyDeviceToDevice, nullptr)); };
+  const auto launchInPlace = [&] { itk::CudaTransformElements(count, out, in2, out, add, nullptr); };
+  restore();
+  launchInPlace();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CheckDeviceBuffer(out, expected.data(), count, "add kernel " + pixel + " in place");
+  results.Add({ "add kernel " + pixel + " 3-D in place (2 reads + 1 write)",
+                n,
+                CubeShape(n),
+                ToBandwidth(timer.Time(WarmUpRuns, options.repeats, restore, launchInPlace), traffic),
+                "GB/s",
+                ceilingName,
+                ceiling });
+}
 
 /** CudaSquareImageFilter::Update() on a CudaImage whose data is on the host,
  * then reading the result on the host, against ITK's SquareImageFilter on an

@@ -513,6 +513,12 @@ MeasureSquareKernel(Results &       results,
                     double          high,
                     bool            inPlaceRow);
 
+/** The add kernel (CudaAddImageFilter's) on two float inputs of N^3 pixels,
+ * out of place and in place on the first; bandwidth counts two reads and a
+ * write per pixel, against the device-to-device copy's. */
+void
+MeasureAddKernel(Results & results, DeviceTimer & timer, unsigned long n, const Options & options);
+
 void
 MeasureEndToEnd(Results & results, unsigned long n, const Options & options, bool gpu);
 

@@ -103,8 +103,9 @@ RunBenchmark(const Options & options)
     {
       pinned = MeasureTransfers(results, n, options);
       copyBandwidth = MeasureSquareKernel<float>(results, *timer, n, options, 0.5, 1.5, true);
-      MeasureSquareKernel<unsigned char>(results, *timer, n, options, 1.0, 15.0, false);
-      MeasureSquareKernel<double>(results, *timer, n, options, 0.5, 1.5, false);
+      MeasureSquareKernel<unsigned char>(results, *timer, n, options, 1.0, 15.0, true);
+      MeasureSquareKernel<double>(results, *timer, n, options, 0.5, 1.5, true);
+      MeasureAddKernel(results, *timer, n, options);
     }
     MeasureEndToEnd(results, n, options, gpu);
     MeasureAllocateAgain(results, n, options, gpu);

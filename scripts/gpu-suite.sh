@@ -90,6 +90,12 @@ if [ -n "$bench" ]; then
     [ $rc -eq 0 ] || status=1
     summary+=("Python hand-offs: exit $rc; tables in handoff.log")
   fi
+  if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+    rc=0
+    python3 "$root/bench/python_kernels.py" --sizes 256,512 > "$out/kernels-torch.log" 2>&1 || rc=$?
+    [ $rc -eq 0 ] || status=1
+    summary+=("PyTorch kernel rows: exit $rc; table in kernels-torch.log")
+  fi
 fi
 
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
