@@ -24,6 +24,7 @@
 #include "itkCudaFunctors.h"
 #include "itkCudaSquareImage.hcu"
 #include "itkCudaSquareImageFilter.h"
+#include "itkCudaStreamedTransform.h"
 #include "itkMultiThreaderBase.h"
 #include "itkSquareImageFilter.h"
 
@@ -262,6 +263,23 @@ MeasureEndToEnd(Results & results, unsigned long n, const Options & options, boo
     results.AddNote("end to end at " + shape + ": a run made up to " + std::to_string(uploads) + " host->device and " +
                     std::to_string(downloads) + " device->host copies (one of each expected)");
   }
+  const bool streamed = itk::CudaIsPinnedHostMemory(input->GetBufferPointer()) &&
+                        itk::CudaIsPinnedHostMemory(static_cast<const CudaImageType *>(filter->GetOutput())->GetBufferPointer());
+  results.AddNote("end to end at " + shape + ": host buffers " + (streamed ? "pinned" : "not pinned") +
+                  " after the warm-up runs, so the measured runs " + (streamed ? "streamed" : "did not stream") +
+                  " through the device in chunks of " + std::to_string(filter->GetTransferChunkBytes() >> 20) +
+                  " MiB on " + std::to_string(filter->GetTransferStreams()) + " streams");
+  // The same with the chunks off: whole upload, kernel, whole download.
+  filter->SetTransferChunkBytes(0);
+  const Samples whole = TimeOnHost(
+    WarmUpRuns, options.repeats, true, [&] { input->Modified(); }, [&] { filter->Update(); }, [] {});
+  results.Add({ "CudaSquareImageFilter Update + host read, whole copies (TransferChunkBytes 0)",
+                n,
+                shape,
+                whole,
+                "ms",
+                cpuName,
+                cpu.median });
 }
 
 /** Ten out-of-place CudaSquareImageFilters on an image already on the device:

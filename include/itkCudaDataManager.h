@@ -127,6 +127,11 @@ public:
   std::shared_ptr<CudaMemoryBackend>
   GetBackend() const;
 
+  /** The memory resource an owned buffer came from (and goes back to);
+   * nullptr for a borrowed buffer or none. */
+  std::shared_ptr<CudaMemoryResource>
+  GetMemoryResource() const;
+
   /** The device the buffer lives on (-1 when there is none or unknown). */
   int
   GetDevice() const
@@ -468,6 +473,12 @@ public:
   /** Copies made since creation or the last ResetTransferStatistics(). */
   CudaTransferStatistics
   GetTransferStatistics() const;
+  /** Count a copy of `hostToDeviceBytes` up and one of `deviceToHostBytes`
+   * down (none for 0) that code outside the manager made of this buffer, e.g.
+   * CudaElementwiseImageFilter streaming it through the device in chunks
+   * (counted as one copy each way, as the manager counts its own). */
+  void
+  RecordTransfers(uint64_t hostToDeviceBytes, uint64_t deviceToHostBytes);
   void
   ResetTransferStatistics();
 

@@ -21,6 +21,7 @@
 #include "itkCudaDeviceSplitter.h"
 #include "itkCudaInPlaceImageFilter.h"
 #include "itkCudaRegionGeometry.h"
+#include "itkCudaStreamedTransform.h"
 #include "itkImageRegion.h"
 
 #include <memory>
@@ -117,6 +118,22 @@ public:
   }
   itkBooleanMacro(SplitAcrossAllDevices);
 
+  /** An input current only on the host, in pinned memory (a CudaImage whose
+   * buffer CudaHostMemoryPool pinned, or one imported from cudaMallocHost),
+   * of at least two chunks, with an output of the same pixel size whose host
+   * buffer is pinned too (in place: the same one), is streamed through the
+   * device: chunks of TransferChunkBytes go up, through the kernel and down
+   * on TransferStreams streams at once, so that the upload of one overlaps
+   * the download of another (PCIe is full duplex). The output is then current
+   * on the host and on the device; ProgressEvent fires per chunk, and
+   * AbortGenerateData stops the update between chunks. 0 turns it off; the
+   * defaults (32 MiB, 4 streams) are the best measured on an H200
+   * (docs/performance.md). Any other input goes up whole, as before. */
+  itkSetMacro(TransferChunkBytes, size_t);
+  itkGetConstMacro(TransferChunkBytes, size_t);
+  itkSetClampMacro(TransferStreams, unsigned int, 1, 8);
+  itkGetConstMacro(TransferStreams, unsigned int);
+
   /** The splitter behind SetSplitDevices(): chunk size, pieces of the last update. */
   CudaDeviceSplitter &
   GetDeviceSplitter()
@@ -155,7 +172,15 @@ protected:
   PrintSelf(std::ostream & os, Indent indent) const override;
 
 private:
+  /** The streamed path (see SetTransferChunkBytes()); false when it does not
+   * apply, before anything changed but the output's host copy being marked
+   * current. \throws itk::ProcessAborted when an observer aborts. */
+  bool
+  GPUStreamFromHost(size_t numberOfPixels);
+
   std::unique_ptr<CudaDeviceSplitter> m_Splitter{ std::make_unique<CudaDeviceSplitter>() };
+  size_t                              m_TransferChunkBytes{ CudaStreamedTransformSettings{}.ChunkBytes };
+  unsigned int                        m_TransferStreams{ CudaStreamedTransformSettings{}.Streams };
 };
 } // namespace itk
 

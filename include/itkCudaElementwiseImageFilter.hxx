@@ -77,6 +77,11 @@ CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUGe
   {
     return;
   }
+  if (inputRegion == outputRegion && m_Splitter->GetDevices().empty() && !m_Splitter->GetAllDevices() &&
+      this->GPUStreamFromHost(numberOfPixels))
+  {
+    return;
+  }
   // The input's pointer first: in place, both are one buffer, which the
   // input's data must reach before the output claims it.
   const auto * in = static_cast<const InputPixelType *>(input->GetCudaDataManager()->GetConstGPUBufferPointer());
@@ -105,6 +110,71 @@ CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUGe
                     this->GPUComputeElements(static_cast<const InputPixelType *>(pieceIn),
                                              static_cast<OutputPixelType *>(pieceOut), count, pieceStream);
                   });
+}
+
+template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
+bool
+CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUStreamFromHost(size_t numberOfPixels)
+{
+  const CudaDataManager::Pointer in = this->GetInput()->GetCudaDataManager();
+  const CudaDataManager::Pointer out = this->GetOutput()->GetCudaDataManager();
+  const size_t bytes = numberOfPixels * sizeof(OutputPixelType);
+  if (sizeof(InputPixelType) != sizeof(OutputPixelType) || m_TransferChunkBytes == 0 ||
+      bytes < 2 * m_TransferChunkBytes || in->IsCPUBufferDirty() || !in->IsGPUBufferDirty())
+  {
+    return false;
+  }
+  const void * hostIn = in->GetConstCPUBufferPointer();
+  if (!CudaIsPinnedHostMemory(hostIn))
+  {
+    return false;
+  }
+  // In place the output is the input's buffer; otherwise its own host
+  // buffer, if it has one already (nothing is downloaded into it).
+  void * hostOut = in->SharesBuffersWith(out) ? const_cast<void *>(hostIn) : out->GetCPUBufferPointerForOverwrite();
+  if (!CudaIsPinnedHostMemory(hostOut))
+  {
+    return false;
+  }
+  void * device = out->GetGPUBufferPointerForOverwrite();
+  bool   completed = false;
+  try
+  {
+    completed = CudaStreamedTransform(
+      hostIn,
+      hostOut,
+      device,
+      bytes,
+      sizeof(OutputPixelType),
+      this->GetCudaStream(),
+      [this](void * pixels, size_t count, cudaStream_t chunkStream) {
+        this->GPUComputeElements(
+          static_cast<const InputPixelType *>(pixels), static_cast<OutputPixelType *>(pixels), count, chunkStream);
+      },
+      [this](double done) {
+        this->UpdateProgress(static_cast<float>(done));
+        return !this->GetAbortGenerateData();
+      },
+      { m_TransferChunkBytes, m_TransferStreams });
+  }
+  catch (...)
+  {
+    // The host buffer holds what landed; the device buffer no whole image.
+    out->SetCPUDirtyFlag(false);
+    out->SetGPUDirtyFlag(true);
+    throw;
+  }
+  if (!completed)
+  {
+    out->SetCPUDirtyFlag(false);
+    out->SetGPUDirtyFlag(true);
+    ProcessAborted aborted(__FILE__, __LINE__);
+    aborted.SetDescription(std::string(this->GetNameOfClass()) + ": the update was aborted between chunks");
+    throw aborted;
+  }
+  out->SetCPUDirtyFlag(false); // both copies current
+  out->RecordTransfers(bytes, bytes);
+  return true;
 }
 
 template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
@@ -162,6 +232,8 @@ CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::Print
                                                                                      Indent         indent) const
 {
   Superclass::PrintSelf(os, indent);
+  os << indent << "TransferChunkBytes: " << m_TransferChunkBytes << std::endl;
+  os << indent << "TransferStreams: " << m_TransferStreams << std::endl;
   os << indent;
   m_Splitter->Print(os);
   os << std::endl;

@@ -50,12 +50,14 @@ rm -rf "$stage" && mkdir -p "$stage"
 cp -r "$pybuild/build/wrapping/python/itk_cudacommon" "$stage/"
 # itk-core without the modules the tests do not load (the whole wheel is
 # 48 MB compressed, over the carry limit): ITKCommon, ITKPyBase,
-# ITKBridgeNumPy and ITKImageFilterBase keep their libraries; tests that need
-# another module skip where it is absent.
+# ITKBridgeNumPy, ITKImageFilterBase and ITKPyUtils (itk.PyCommand, for
+# observers) keep their libraries; tests that need another module skip where
+# it is absent.
 cp -r "$site/itk" "$site/itkConfig.py" "$site/itk_core.libs" "$site"/itk_core-*.dist-info "$stage/"
 find "$stage/itk" -name '_*Python.abi3.so' \
   ! -name '_ITKCommonPython.abi3.so' ! -name '_ITKPyBasePython.abi3.so' \
-  ! -name '_ITKBridgeNumPyPython.abi3.so' ! -name '_ITKImageFilterBasePython.abi3.so' -delete
+  ! -name '_ITKBridgeNumPyPython.abi3.so' ! -name '_ITKImageFilterBasePython.abi3.so' \
+  ! -name '_ITKPyUtilsPython.abi3.so' -delete
 find "$stage" -name __pycache__ -prune -exec rm -rf {} +
 tar -C "$stage" -cf - . | xz -T0 -6 > "$build/python.tar.xz"
 # The original's Python tests, which wrapping/test/test_original_suite.py runs.

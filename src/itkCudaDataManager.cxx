@@ -351,6 +351,12 @@ GPUMemPointer::GetBackend() const
   return m_Allocation && m_Allocation->Backend ? m_Allocation->Backend : CudaMemoryBackend::GetDefault();
 }
 
+std::shared_ptr<CudaMemoryResource>
+GPUMemPointer::GetMemoryResource() const
+{
+  return m_Allocation && m_Owner ? m_Allocation->Resource : nullptr;
+}
+
 std::shared_ptr<const void>
 GPUMemPointer::Export() const
 {
@@ -1439,6 +1445,23 @@ CudaDataManager::GetTransferStatistics() const
 }
 
 void
+CudaDataManager::RecordTransfers(uint64_t hostToDeviceBytes, uint64_t deviceToHostBytes)
+{
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  if (hostToDeviceBytes > 0)
+  {
+    ++state->Statistics.HostToDeviceCount;
+    state->Statistics.HostToDeviceBytes += hostToDeviceBytes;
+  }
+  if (deviceToHostBytes > 0)
+  {
+    ++state->Statistics.DeviceToHostCount;
+    state->Statistics.DeviceToHostBytes += deviceToHostBytes;
+  }
+}
+
+void
 CudaDataManager::ResetTransferStatistics()
 {
   SharedState * state = m_State.get();
@@ -1458,8 +1481,17 @@ CudaDataManager::PrintSelf(std::ostream & os, Indent indent) const
   if (state->GPUBuffer)
   {
     os << indent << "GPUBuffer: " << state->GPUBuffer->GetPointer() << " (" << state->GPUBuffer->GetBufferSize()
-       << " bytes, " << (state->GPUBuffer->IsOwner() ? "owned" : "borrowed")
-       << (state->GPUBuffer->IsExported() ? ", held by views" : "") << ")" << std::endl;
+       << " bytes, ";
+    const auto resource = state->GPUBuffer->GetMemoryResource();
+    if (resource)
+    {
+      os << "owned, from " << resource->GetName();
+    }
+    else
+    {
+      os << (state->GPUBuffer->IsOwner() ? "owned" : "borrowed");
+    }
+    os << (state->GPUBuffer->IsExported() ? ", held by views" : "") << ")" << std::endl;
   }
   else
   {

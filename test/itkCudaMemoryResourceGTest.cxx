@@ -101,6 +101,10 @@ TEST_P(CudaMemoryResourceTest, ImageBuffersComeFromTheInstalledResource)
       const auto image = DeviceImage(3.0f);
       EXPECT_EQ(counting->GetNumberOfLiveAllocations(), 1u);
       EXPECT_EQ(itk::CudaTest::DeviceCopy(image), std::vector<float>(32 * 16, 3.0f));
+      auto buffer = itk::GPUMemPointer::New();
+      buffer->Allocate(256);
+      EXPECT_EQ(buffer->GetMemoryResource(), counting);
+      EXPECT_EQ(counting->GetNumberOfLiveAllocations(), 2u);
     }
     EXPECT_EQ(counting->GetNumberOfLiveAllocations(), 0u);
   }
@@ -199,7 +203,7 @@ TEST(CudaMemoryResource, TheSynchronousResourceServesAFilterChain)
     EXPECT_EQ(itk::CudaTest::DeviceCopy(second->GetOutput()), std::vector<float>(32 * 16, 81.0f));
     std::ostringstream printed;
     second->GetOutput()->GetCudaDataManager()->Print(printed);
-    EXPECT_NE(printed.str().find("cudaMalloc"), std::string::npos) << printed.str();
+    EXPECT_NE(printed.str().find("owned, from cudaMalloc"), std::string::npos) << printed.str();
   }
   EXPECT_EQ(synchronous->GetNumberOfLiveAllocations(), 0u);
   EXPECT_EQ(counting->GetNumberOfLiveAllocations(), 0u) << "the pool was not used";

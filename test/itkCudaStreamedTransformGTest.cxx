@@ -1,0 +1,283 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#include "itkCommand.h"
+#include "itkCudaAbsImageFilter.h"
+#include "itkCudaHostMemoryPool.h"
+#include "itkCudaSquareImageFilter.h"
+#include "itkCudaStreamedTransform.h"
+#include "itkCudaTestUtilities.h"
+
+#include <cmath>
+#include <vector>
+
+// Host-resident inputs streamed through the device in chunks by the
+// element-wise filters (CudaElementwiseImageFilter, CudaStreamedTransform):
+// the pixels, the copies counted, the flags, per-chunk progress, abort
+// between chunks and an error mid-stream. On the GPU.
+namespace
+{
+using ImageType = itk::CudaImage<float, 3>;
+constexpr size_t Chunk = size_t{ 1 } << 20; // 1 MiB: many chunks of a small image
+
+/** Pins every new host buffer of CudaHostMemoryPool for the test's scope. */
+class AlwaysPinned
+{
+public:
+  AlwaysPinned()
+    : m_Previous(itk::CudaHostMemoryPool::GetInstance().GetPinning())
+  {
+    itk::CudaHostMemoryPool::GetInstance().SetPinning(itk::CudaHostPinning::Always);
+  }
+  ~AlwaysPinned() { itk::CudaHostMemoryPool::GetInstance().SetPinning(m_Previous); }
+
+private:
+  itk::CudaHostPinning m_Previous;
+};
+
+/** 64 x 64 x 160 floats (2.5 MiB, the last chunk partial), host-resident. */
+ImageType::Pointer
+HostImage(std::vector<float> & values)
+{
+  auto image = ImageType::New();
+  image->SetRegions(ImageType::SizeType{ { 64, 64, 160 } });
+  image->Allocate();
+  values.resize(image->GetBufferedRegion().GetNumberOfPixels());
+  for (size_t i = 0; i < values.size(); ++i)
+  {
+    values[i] = static_cast<float>(static_cast<int>(i % 2001) - 1000) * 0.5f;
+  }
+  std::copy(values.begin(), values.end(), image->GetBufferPointer());
+  return image;
+}
+
+std::vector<float>
+Squares(const std::vector<float> & values)
+{
+  std::vector<float> squares(values.size());
+  std::transform(values.begin(), values.end(), squares.begin(), [](float v) { return v * v; });
+  return squares;
+}
+
+struct ProgressLog
+{
+  std::vector<float> Values;
+  float              AbortAt{ 2.0f }; // never
+};
+
+void
+ObserveProgress(itk::ProcessObject * filter, ProgressLog & log)
+{
+  auto command = itk::CStyleCommand::New();
+  command->SetClientData(&log);
+  command->SetCallback([](itk::Object * caller, const itk::EventObject &, void * data) {
+    auto & log = *static_cast<ProgressLog *>(data);
+    auto * process = static_cast<itk::ProcessObject *>(caller);
+    log.Values.push_back(process->GetProgress());
+    if (process->GetProgress() >= log.AbortAt)
+    {
+      process->AbortGenerateDataOn();
+    }
+  });
+  filter->AddObserver(itk::ProgressEvent(), command);
+}
+
+std::vector<float>
+HostPixels(const ImageType * image)
+{
+  const float * buffer = image->GetBufferPointer();
+  return { buffer, buffer + image->GetBufferedRegion().GetNumberOfPixels() };
+}
+
+TEST(CudaStreamedTransform, SquaresAPinnedImageInPlaceChunkByChunk)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  const AlwaysPinned pinned;
+  std::vector<float> values;
+  auto               input = HostImage(values);
+  ASSERT_TRUE(itk::CudaIsPinnedHostMemory(input->GetBufferPointer()));
+  auto square = itk::CudaSquareImageFilter<ImageType>::New(); // in place
+  square->SetTransferChunkBytes(Chunk);
+  square->SetTransferStreams(2);
+  square->SetInput(input);
+  ProgressLog log;
+  ObserveProgress(square, log);
+  input = nullptr;
+  square->Update();
+  const auto manager = square->GetOutput()->GetCudaDataManager();
+  EXPECT_FALSE(manager->IsCPUBufferDirty()) << "the host copy is current";
+  EXPECT_FALSE(manager->IsGPUBufferDirty()) << "and so is the device copy";
+  const auto statistics = manager->GetTransferStatistics();
+  EXPECT_EQ(statistics.HostToDeviceCount, 1u);
+  EXPECT_EQ(statistics.DeviceToHostCount, 1u);
+  EXPECT_EQ(statistics.HostToDeviceBytes, values.size() * sizeof(float));
+  EXPECT_EQ(HostPixels(square->GetOutput()), Squares(values));
+  EXPECT_EQ(itk::CudaTest::DeviceCopy(square->GetOutput()), Squares(values));
+  // 0, a fraction per chunk after the first two, 1.
+  ASSERT_GE(log.Values.size(), 3u);
+  EXPECT_EQ(log.Values.front(), 0.0f);
+  EXPECT_EQ(log.Values.back(), 1.0f);
+  EXPECT_TRUE(std::is_sorted(log.Values.begin(), log.Values.end()));
+  EXPECT_GT(log.Values[1], 0.0f);
+  EXPECT_LT(log.Values[1], 1.0f);
+}
+
+TEST(CudaStreamedTransform, ComputesIntoAPinnedOutputOfItsOwn)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  const AlwaysPinned pinned;
+  std::vector<float> values;
+  auto               input = HostImage(values);
+  for (auto & v : values)
+  {
+    v = -v;
+  }
+  std::copy(values.begin(), values.end(), input->GetBufferPointer());
+  auto abs = itk::CudaAbsImageFilter<ImageType>::New(); // not in place
+  abs->SetTransferChunkBytes(Chunk);
+  abs->SetInput(input);
+  abs->Update(); // streamed or not: the output may have no host buffer yet
+  std::vector<float> expected(values.size());
+  std::transform(values.begin(), values.end(), expected.begin(), [](float v) { return std::fabs(v); });
+  EXPECT_EQ(HostPixels(abs->GetOutput()), expected);
+  // Again, the input changed on the host: streamed into that host buffer.
+  for (auto & v : values)
+  {
+    v *= 2.0f;
+  }
+  std::copy(values.begin(), values.end(), input->GetBufferPointer());
+  input->Modified();
+  abs->GetOutput()->GetCudaDataManager()->ResetTransferStatistics();
+  abs->Update();
+  const auto statistics = abs->GetOutput()->GetCudaDataManager()->GetTransferStatistics();
+  EXPECT_EQ(statistics.HostToDeviceCount, 1u);
+  EXPECT_EQ(statistics.DeviceToHostCount, 1u);
+  EXPECT_FALSE(abs->GetOutput()->GetCudaDataManager()->IsCPUBufferDirty());
+  std::transform(values.begin(), values.end(), expected.begin(), [](float v) { return std::fabs(v); });
+  EXPECT_EQ(HostPixels(abs->GetOutput()), expected);
+  EXPECT_EQ(HostPixels(input.GetPointer()), values) << "the input is untouched";
+}
+
+TEST(CudaStreamedTransform, AnAbortBetweenChunksLeavesTheHostCopyCurrent)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  const AlwaysPinned pinned;
+  std::vector<float> values;
+  auto               input = HostImage(values);
+  auto               abs = itk::CudaAbsImageFilter<ImageType>::New();
+  abs->InPlaceOn();
+  abs->SetTransferChunkBytes(Chunk / 4);
+  abs->SetTransferStreams(2);
+  abs->SetInput(input);
+  ProgressLog log;
+  log.AbortAt = 0.3f;
+  ObserveProgress(abs, log);
+  EXPECT_THROW(abs->Update(), itk::ProcessAborted);
+  const auto manager = input->GetCudaDataManager();
+  EXPECT_FALSE(manager->IsCPUBufferDirty());
+  EXPECT_TRUE(manager->IsGPUBufferDirty());
+  // Chunk by chunk, each pixel holds its input or its result: nothing else.
+  const std::vector<float> now = HostPixels(input.GetPointer());
+  size_t                   done = 0;
+  for (size_t i = 0; i < values.size(); ++i)
+  {
+    ASSERT_TRUE(now[i] == values[i] || now[i] == std::fabs(values[i])) << i;
+    done += now[i] != values[i];
+  }
+  EXPECT_GT(done, 0u);
+  EXPECT_LT(log.Values.back(), 1.0f);
+}
+
+/** Fails its third chunk, as a kernel launch failure would. */
+class FailingSquareImageFilter : public itk::CudaSquareImageFilter<ImageType>
+{
+public:
+  using Self = FailingSquareImageFilter;
+  using Pointer = itk::SmartPointer<Self>;
+  itkNewMacro(Self);
+  int Calls{ 0 };
+
+protected:
+  void
+  GPUComputeElements(const float * in, float * out, size_t count, cudaStream_t stream) override
+  {
+    if (++Calls == 3)
+    {
+      itk::CudaCheckError(cudaErrorLaunchFailure, __FILE__, __LINE__, "FailingSquareImageFilter");
+    }
+    itk::CudaSquareImageFilter<ImageType>::GPUComputeElements(in, out, count, stream);
+  }
+};
+
+TEST(CudaStreamedTransform, AnErrorMidStreamThrowsAndLeavesAUsableImage)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  const AlwaysPinned pinned;
+  std::vector<float> values;
+  auto               input = HostImage(values);
+  auto               failing = FailingSquareImageFilter::New();
+  failing->InPlaceOff();
+  failing->SetTransferChunkBytes(Chunk / 4);
+  failing->SetInput(input);
+  // A first update that does not fail (streamed or not).
+  failing->Calls = 10;
+  failing->Update();
+  EXPECT_EQ(HostPixels(failing->GetOutput()), Squares(values));
+  input->Modified();
+  failing->Calls = 0;
+  const std::string message = itk::CudaTest::ExceptionMessage([&] { failing->Update(); });
+  EXPECT_NE(message.find("cudaErrorLaunchFailure"), std::string::npos) << message;
+  EXPECT_GE(failing->Calls, 3);
+  const auto manager = failing->GetOutput()->GetCudaDataManager();
+  EXPECT_FALSE(manager->IsCPUBufferDirty());
+  EXPECT_TRUE(manager->IsGPUBufferDirty());
+  EXPECT_EQ(HostPixels(input.GetPointer()), values) << "the input is untouched";
+  // The next update runs in full.
+  failing->Calls = 10;
+  failing->Modified();
+  failing->Update();
+  EXPECT_EQ(HostPixels(failing->GetOutput()), Squares(values));
+}
+
+TEST(CudaStreamedTransform, PageableInputsGoUpWhole)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  itk::CudaHostMemoryPool::GetInstance().SetPinning(itk::CudaHostPinning::Never);
+  std::vector<float> values;
+  auto               input = HostImage(values);
+  itk::CudaHostMemoryPool::GetInstance().SetPinning(itk::CudaHostPinning::OnReuse);
+  ASSERT_FALSE(itk::CudaIsPinnedHostMemory(input->GetBufferPointer()));
+  auto square = itk::CudaSquareImageFilter<ImageType>::New();
+  square->SetTransferChunkBytes(Chunk);
+  square->SetInput(input);
+  ProgressLog log;
+  ObserveProgress(square, log);
+  square->Update();
+  EXPECT_EQ(log.Values, (std::vector<float>{ 0.0f, 1.0f })) << "no chunks";
+  EXPECT_EQ(HostPixels(square->GetOutput()), Squares(values));
+}
+
+TEST(CudaStreamedTransform, RefusesPartialPixels)
+{
+  const std::string message = itk::CudaTest::ExceptionMessage([] {
+    char buffer[16];
+    itk::CudaStreamedTransform(buffer, buffer, buffer, 10, 4, nullptr, [](void *, size_t, cudaStream_t) {},
+                               [](double) { return true; });
+  });
+  EXPECT_NE(message.find("expected buffers of whole pixels"), std::string::npos) << message;
+}
+} // namespace
