@@ -233,6 +233,7 @@ MeasureEndToEnd(Results & results, unsigned long n, const Options & options, boo
 
   uint64_t      uploads = 0;
   uint64_t      downloads = 0;
+  unsigned int  streamedRuns = 0;
   const auto    outputManager = [&] { return filter->GetOutput()->GetCudaDataManager(); };
   const Samples gpuTime = TimeOnHost(
     WarmUpRuns,
@@ -255,6 +256,7 @@ MeasureEndToEnd(Results & results, unsigned long n, const Options & options, boo
       const auto in = input->GetCudaDataManager()->GetTransferStatistics();
       const auto out = outputManager()->GetTransferStatistics();
       uploads = std::max(uploads, in.HostToDeviceCount + out.HostToDeviceCount);
+      streamedRuns += out.HostToDeviceCount > 0 ? 1 : 0; // the streamed path counts its copies there
       downloads = std::max(downloads, in.DeviceToHostCount + out.DeviceToHostCount);
     });
   results.Add({ "CudaSquareImageFilter Update + host read", n, shape, gpuTime, "ms", cpuName, cpu.median });
@@ -263,16 +265,31 @@ MeasureEndToEnd(Results & results, unsigned long n, const Options & options, boo
     results.AddNote("end to end at " + shape + ": a run made up to " + std::to_string(uploads) + " host->device and " +
                     std::to_string(downloads) + " device->host copies (one of each expected)");
   }
-  const bool streamed = itk::CudaIsPinnedHostMemory(input->GetBufferPointer()) &&
-                        itk::CudaIsPinnedHostMemory(static_cast<const CudaImageType *>(filter->GetOutput())->GetBufferPointer());
-  results.AddNote("end to end at " + shape + ": host buffers " + (streamed ? "pinned" : "not pinned") +
-                  " after the warm-up runs, so the measured runs " + (streamed ? "streamed" : "did not stream") +
-                  " through the device in chunks of " + std::to_string(filter->GetTransferChunkBytes() >> 20) +
-                  " MiB on " + std::to_string(filter->GetTransferStreams()) + " streams");
+  results.AddNote("end to end at " + shape + ": " + std::to_string(streamedRuns) + " of " +
+                  std::to_string(WarmUpRuns + options.repeats) + " runs streamed through the device in chunks of " +
+                  std::to_string(filter->GetTransferChunkBytes() >> 20) + " MiB on " +
+                  std::to_string(filter->GetTransferStreams()) + " streams (pinned host buffers: input " +
+                  (itk::CudaIsPinnedHostMemory(input->GetBufferPointer()) ? "yes" : "no") + ", output " +
+                  (itk::CudaIsPinnedHostMemory(
+                     static_cast<const CudaImageType *>(filter->GetOutput())->GetBufferPointer())
+                     ? "yes"
+                     : "no") +
+                  " at the end)");
   // The same with the chunks off: whole upload, kernel, whole download.
   filter->SetTransferChunkBytes(0);
   const Samples whole = TimeOnHost(
-    WarmUpRuns, options.repeats, true, [&] { input->Modified(); }, [&] { filter->Update(); }, [] {});
+    WarmUpRuns,
+    options.repeats,
+    true,
+    [&] { input->Modified(); },
+    [&] {
+      filter->Update();
+      if (static_cast<const CudaImageType *>(filter->GetOutput())->GetBufferPointer() == nullptr)
+      {
+        itkGenericExceptionMacro("CudaSquareImageFilter produced no host buffer");
+      }
+    },
+    [] {});
   results.Add({ "CudaSquareImageFilter Update + host read, whole copies (TransferChunkBytes 0)",
                 n,
                 shape,
@@ -335,6 +352,7 @@ MeasureChain(Results & results, unsigned long n, const Options & options, double
   unsigned int  run = 0;
   uint64_t      uploads = 0;
   uint64_t      downloads = 0;
+  unsigned int  streamedRuns = 0;
   const Samples time = TimeOnHost(
     WarmUpRuns,
     options.repeats,

@@ -479,6 +479,18 @@ public:
    * (counted as one copy each way, as the manager counts its own). */
   void
   RecordTransfers(uint64_t hostToDeviceBytes, uint64_t deviceToHostBytes);
+
+  /** For a producer that wrote both copies itself (CudaElementwiseImageFilter
+   * streaming an image through the device): both are current, and the
+   * pipeline's DataHasBeenGenerated() after the update keeps them so (it
+   * otherwise takes a current CPU copy for one a CPU filter wrote, and marks
+   * the GPU copy stale). */
+  void
+  SetBothBuffersCurrentByProducer();
+  /** True, once, when SetBothBuffersCurrentByProducer() was called and both
+   * copies are still current (CudaImage::DataHasBeenGenerated()). */
+  bool
+  TakeBothBuffersCurrentByProducer();
   void
   ResetTransferStatistics();
 

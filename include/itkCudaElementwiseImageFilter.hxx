@@ -172,7 +172,7 @@ CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUSt
     aborted.SetDescription(std::string(this->GetNameOfClass()) + ": the update was aborted between chunks");
     throw aborted;
   }
-  out->SetCPUDirtyFlag(false); // both copies current
+  out->SetBothBuffersCurrentByProducer();
   out->RecordTransfers(bytes, bytes);
   return true;
 }

@@ -194,7 +194,8 @@ public:
 
   /** Called by the pipeline after a filter generated this image: unless the
    * filter asked for the GPU buffer for writing, it wrote on the CPU, so the
-   * GPU copy is stale. */
+   * GPU copy is stale; unless it made both copies current itself
+   * (CudaDataManager::SetBothBuffersCurrentByProducer()). */
   void
   DataHasBeenGenerated() override;
 

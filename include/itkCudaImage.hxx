@@ -333,6 +333,10 @@ CudaImage<TPixel, VImageDimension>::DataHasBeenGenerated()
 {
   Superclass::DataHasBeenGenerated();
   DataManagerType * manager = this->ExistingManager();
+  if (manager != nullptr && manager->TakeBothBuffersCurrentByProducer())
+  {
+    return; // the filter wrote both copies
+  }
   if (manager != nullptr && !manager->IsCPUBufferDirty() && manager->GetBufferSize() > 0)
   {
     manager->SetGPUBufferDirty();

@@ -462,6 +462,8 @@ struct CudaDataManager::SharedState
   GPUMemPointer::Pointer GPUBuffer; // made on first use: most images never reach a GPU
   int                    BufferFlag{ 0 };
   CudaTransferStatistics Statistics;
+  // SetBothBuffersCurrentByProducer() was called and not yet taken.
+  bool                   ProducedBoth{ false };
   TimeStamp              SynchronizationTime;
   // The stream this buffer's copies (and our filters' kernels) are queued
   // on: one of the device's pooled streams, never destroyed by us.
@@ -1442,6 +1444,30 @@ CudaDataManager::GetTransferStatistics() const
   SharedState * state = m_State.get();
   LockType      lock(state->Mutex);
   return state->Statistics;
+}
+
+void
+CudaDataManager::SetBothBuffersCurrentByProducer()
+{
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  state->Valid = BothValid;
+  state->ProducedBoth = true;
+  state->Touch();
+}
+
+bool
+CudaDataManager::TakeBothBuffersCurrentByProducer()
+{
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  const bool    produced = state->ProducedBoth && state->Valid == BothValid;
+  state->ProducedBoth = false;
+  if (produced)
+  {
+    state->Touch(); // after the pipeline's Modified(): no CPU write since
+  }
+  return produced;
 }
 
 void
