@@ -120,12 +120,14 @@ CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUSt
   const CudaDataManager::Pointer out = this->GetOutput()->GetCudaDataManager();
   const size_t bytes = numberOfPixels * sizeof(OutputPixelType);
   if (sizeof(InputPixelType) != sizeof(OutputPixelType) || m_TransferChunkBytes == 0 ||
-      bytes < 2 * m_TransferChunkBytes || in->IsCPUBufferDirty() || !in->IsGPUBufferDirty())
+      bytes < 2 * m_TransferChunkBytes || in->IsCPUBufferDirty())
   {
     return false;
   }
+  // The CPU copy is current: taking its pointer downloads nothing, and sees
+  // a CPU write announced by Modified() alone (the GPU copy is then stale).
   const void * hostIn = in->GetConstCPUBufferPointer();
-  if (!CudaIsPinnedHostMemory(hostIn))
+  if (!in->IsGPUBufferDirty() || !CudaIsPinnedHostMemory(hostIn))
   {
     return false;
   }

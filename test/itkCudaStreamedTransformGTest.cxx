@@ -154,12 +154,15 @@ TEST(CudaStreamedTransform, ComputesIntoAPinnedOutputOfItsOwn)
   std::vector<float> expected(values.size());
   std::transform(values.begin(), values.end(), expected.begin(), [](float v) { return std::fabs(v); });
   EXPECT_EQ(HostPixels(abs->GetOutput()), expected);
-  // Again, the input changed on the host: streamed into that host buffer.
+  // Again, the input changed on the host behind the flags and announced by
+  // Modified() alone (as ITK code that kept a pointer does): streamed.
+  input->GetCudaDataManager()->GetConstGPUBufferPointer(); // both copies current
   for (auto & v : values)
   {
     v *= 2.0f;
   }
-  std::copy(values.begin(), values.end(), input->GetBufferPointer());
+  float * host = static_cast<float *>(const_cast<void *>(input->GetCudaDataManager()->GetConstCPUBufferPointer()));
+  std::copy(values.begin(), values.end(), host);
   input->Modified();
   abs->GetOutput()->GetCudaDataManager()->ResetTransferStatistics();
   abs->Update();
