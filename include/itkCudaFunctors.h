@@ -128,7 +128,9 @@ struct CudaAbsFunctor
 /** \class CudaAddFunctor
  * \brief ITK's Functor::Add2: the sum of the inputs in C++'s arithmetic
  * (integers narrower than int added as int, float plus float in float),
- * converted to the output type.
+ * converted to the output type. A sum of `int`s or wider signed integers
+ * that overflows wraps around (undefined behaviour in ITK's functor, which
+ * wraps too on the usual hardware).
  * \ingroup CudaCommon */
 template <typename TInput1, typename TInput2 = TInput1, typename TOutput = TInput1>
 struct CudaAddFunctor
@@ -136,7 +138,19 @@ struct CudaAddFunctor
   __host__ __device__ TOutput
   operator()(TInput1 first, TInput2 second) const
   {
-    return static_cast<TOutput>(first + second);
+    using Sum = decltype(first + second);
+    if constexpr (std::is_integral<Sum>::value && std::is_signed<Sum>::value)
+    {
+      // A signed overflow wraps, as on the CPU in practice, without being
+      // undefined behaviour: the sum taken in the unsigned type.
+      using Unsigned = typename std::make_unsigned<Sum>::type;
+      return static_cast<TOutput>(
+        static_cast<Sum>(static_cast<Unsigned>(static_cast<Sum>(first)) + static_cast<Unsigned>(static_cast<Sum>(second))));
+    }
+    else
+    {
+      return static_cast<TOutput>(first + second);
+    }
   }
 };
 } // namespace itk

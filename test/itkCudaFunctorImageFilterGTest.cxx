@@ -52,23 +52,44 @@ OddSize()
   return { { 37, 23, 11 } }; // not a multiple of any pack: heads and tails
 }
 
-/** Pixels of every magnitude the type holds, its extremes among them. */
+/** The range of the test pixels: every value of the type, but for signed
+ * integers of int's size or more half of it, where ITK's functors (the
+ * reference) have no undefined behaviour (abs of the most negative value, a
+ * sum that overflows). */
+template <typename T>
+double
+LowestPixel()
+{
+  return std::is_integral<T>::value && std::is_signed<T>::value && sizeof(T) >= sizeof(int)
+           ? -static_cast<double>(std::numeric_limits<T>::max() / 2)
+           : static_cast<double>(std::numeric_limits<T>::lowest());
+}
+template <typename T>
+double
+HighestPixel()
+{
+  return std::is_integral<T>::value && std::is_signed<T>::value && sizeof(T) >= sizeof(int)
+           ? static_cast<double>(std::numeric_limits<T>::max() / 2)
+           : static_cast<double>(std::numeric_limits<T>::max());
+}
+
+/** Pixels of every magnitude of that range, its ends among them. */
 template <typename T>
 std::vector<T>
 MakePixels(size_t count, unsigned int seed)
 {
   std::mt19937   generator(seed);
   std::vector<T> pixels(count);
-  const double   low = static_cast<double>(std::numeric_limits<T>::lowest());
-  const double   high = static_cast<double>(std::numeric_limits<T>::max());
+  const double   low = LowestPixel<T>();
+  const double   high = HighestPixel<T>();
   std::uniform_real_distribution<double> wide(std::is_integral<T>::value ? low : -1.0e6,
                                               std::is_integral<T>::value ? high : 1.0e6);
   for (auto & pixel : pixels)
   {
     pixel = static_cast<T>(wide(generator));
   }
-  pixels[0] = std::numeric_limits<T>::lowest();
-  pixels[1] = std::numeric_limits<T>::max();
+  pixels[0] = static_cast<T>(low);
+  pixels[1] = static_cast<T>(high);
   pixels[2] = T(0);
   if (std::is_floating_point<T>::value)
   {
@@ -199,6 +220,22 @@ TYPED_TEST(CudaFunctorFilterTypedTest, DeviceFunctorsComputeWhatITKsFunctorsComp
     }
   }
   EXPECT_TRUE(SameBits(got, expected)) << "pixels are (abs, add[, square]) of each value in turn";
+}
+
+// Where ITK's functors are undefined, ours are defined, and give what ITK's
+// give on the usual hardware.
+TEST(CudaFunctors, SignedExtremesAreDefined)
+{
+  constexpr int lowest = std::numeric_limits<int>::lowest();
+  constexpr int highest = std::numeric_limits<int>::max();
+  EXPECT_EQ((itk::CudaAddFunctor<int>{}(highest, 1)), lowest);
+  EXPECT_EQ((itk::CudaAddFunctor<int>{}(lowest, -1)), highest);
+  EXPECT_EQ((itk::CudaAbsFunctor<int, int, true>{}(lowest)), lowest);
+  EXPECT_EQ((itk::CudaAbsFunctor<int, int, false>{}(lowest)), lowest);
+  EXPECT_EQ((itk::CudaAbsFunctor<int, double, false>{}(lowest)), 2147483648.0) << "vnl_math's unsigned absolute value";
+  EXPECT_EQ((itk::CudaAbsFunctor<int, double, true>{}(lowest)), -2147483648.0) << "std::abs's";
+  EXPECT_EQ((itk::CudaAbsFunctor<signed char>{}(-128)), -128) << "128 as unsigned char, then signed char";
+  EXPECT_EQ((itk::CudaAbsFunctor<signed char, short>{}(-128)), 128);
 }
 
 template <typename T>
