@@ -359,6 +359,11 @@ public:
    * CPU buffer yet. */
   void *
   GetCPUBufferPointerForOverwrite();
+  /** The host buffer as it is, or nullptr while it is not made yet (a CUDA
+   * filter's output before its first host use): no copy, no allocation, no
+   * change of the flags. For checks (is it pinned?), not for access. */
+  const void *
+  PeekCPUBuffer() const;
 
   /** Make the GPU copy current (read-only, or for writing: CPU copy then
    * stale) and hold it for a view, in one step: see CudaGPUBufferExport.

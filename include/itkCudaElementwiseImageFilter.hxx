@@ -132,14 +132,22 @@ CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUSt
     return false;
   }
   // In place the output is the input's buffer; otherwise its own host
-  // buffer, if it has one already (nothing is downloaded into it).
-  void * hostOut = in->SharesBuffersWith(out) ? const_cast<void *>(hostIn) : out->GetCPUBufferPointerForOverwrite();
-  if (!CudaIsPinnedHostMemory(hostOut))
+  // buffer, if it has one already and pinned: none is made here (a GPU-only
+  // output keeps costing no host memory), nothing is downloaded into it.
+  const bool inPlace = in->SharesBuffersWith(out);
+  void *     hostOut = const_cast<void *>(inPlace ? hostIn : out->PeekCPUBuffer());
+  if (!CudaIsPinnedHostMemory(hostOut) || (!inPlace && out->GetCPUBufferPointerForOverwrite() != hostOut))
   {
     return false;
   }
   void * device = out->GetGPUBufferPointerForOverwrite();
-  bool   completed = false;
+  // On an error or an abort the host buffer holds what landed, the device
+  // buffer no whole image.
+  const auto keepHostCopy = [&out] {
+    out->SetCPUDirtyFlag(false);
+    out->SetGPUDirtyFlag(true);
+  };
+  bool completed = false;
   try
   {
     completed = CudaStreamedTransform(
@@ -161,15 +169,12 @@ CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUSt
   }
   catch (...)
   {
-    // The host buffer holds what landed; the device buffer no whole image.
-    out->SetCPUDirtyFlag(false);
-    out->SetGPUDirtyFlag(true);
+    keepHostCopy();
     throw;
   }
   if (!completed)
   {
-    out->SetCPUDirtyFlag(false);
-    out->SetGPUDirtyFlag(true);
+    keepHostCopy();
     ProcessAborted aborted(__FILE__, __LINE__);
     aborted.SetDescription(std::string(this->GetNameOfClass()) + ": the update was aborted between chunks");
     throw aborted;

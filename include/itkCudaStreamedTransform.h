@@ -26,6 +26,7 @@
  */
 
 #include "CudaCommonExport.h"
+#include "itkCudaUtil.h" // CudaIsPinnedHostMemory
 
 #include <cuda_runtime_api.h>
 
@@ -43,12 +44,6 @@ struct CudaStreamedTransformSettings
   size_t       ChunkBytes{ size_t{ 32 } << 20 };
   unsigned int Streams{ 4 };
 };
-
-/** True when `pointer` is page-locked host memory the CUDA runtime knows
- * (cudaMallocHost, cudaHostRegister): copies from and to it are one DMA each
- * that overlaps other work. Never throws; false without a device. */
-CudaCommon_EXPORT bool
-CudaIsPinnedHostMemory(const void * pointer) noexcept;
 
 /** For each chunk of `bytes` bytes: upload it from `hostIn` into the same
  * place of `device`, call `compute(devicePixels, pixelCount, chunkStream)`

@@ -207,6 +207,12 @@ CudaPooledStreamsAreBlocking() noexcept;
 CudaCommon_EXPORT bool
 CudaEnablePeerAccess(int device, int peer) noexcept;
 
+/** True when `pointer` is page-locked host memory the CUDA runtime knows
+ * (cudaMallocHost, cudaHostRegister): copies from and to it are one DMA each
+ * that overlaps other work. Never throws; false without a device. */
+CudaCommon_EXPORT bool
+CudaIsPinnedHostMemory(const void * pointer) noexcept;
+
 /** Restores the calling thread's current device on destruction, so that
  * library code can work on any device without changing the caller's. */
 class CudaCommon_EXPORT CudaDeviceGuard

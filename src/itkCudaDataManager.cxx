@@ -1243,6 +1243,14 @@ CudaDataManager::GetCPUBufferPointerForOverwrite()
   return state->CPUBuffer;
 }
 
+const void *
+CudaDataManager::PeekCPUBuffer() const
+{
+  SharedState * state = m_State.get();
+  LockType      lock(state->Mutex);
+  return state->CPUBuffer;
+}
+
 CudaGPUBufferExport
 CudaDataManager::ExportGPUBuffer(bool writable)
 {

@@ -221,20 +221,6 @@ CudaRuntimeMemoryBackend::SynchronizeStream(cudaStream_t stream)
   return cudaStreamSynchronize(stream);
 }
 
-namespace
-{
-bool
-IsPinnedHostMemory(const void * pointer)
-{
-  cudaPointerAttributes attributes{};
-  if (cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess)
-  {
-    cudaGetLastError();
-    return false;
-  }
-  return attributes.type == cudaMemoryTypeHost;
-}
-} // namespace
 
 cudaError_t
 CudaRuntimeMemoryBackend::CopyHostToDeviceAsync(void *       deviceDestination,
@@ -243,7 +229,7 @@ CudaRuntimeMemoryBackend::CopyHostToDeviceAsync(void *       deviceDestination,
                                                 cudaStream_t stream,
                                                 bool *       hostStillRead)
 {
-  const bool pinned = IsPinnedHostMemory(hostSource);
+  const bool pinned = CudaIsPinnedHostMemory(hostSource);
   if (hostStillRead != nullptr)
   {
     *hostStillRead = pinned;
@@ -263,7 +249,7 @@ CudaRuntimeMemoryBackend::CopyDeviceToHostAsync(void *       hostDestination,
                                                 size_t       bytes,
                                                 cudaStream_t stream)
 {
-  if (IsPinnedHostMemory(hostDestination))
+  if (CudaIsPinnedHostMemory(hostDestination))
   {
     return cudaMemcpyAsync(hostDestination, deviceSource, bytes, cudaMemcpyDeviceToHost, stream);
   }

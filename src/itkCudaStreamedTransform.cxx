@@ -73,18 +73,6 @@ Streams()
 } // namespace
 
 bool
-CudaIsPinnedHostMemory(const void * pointer) noexcept
-{
-  cudaPointerAttributes attributes{};
-  if (pointer == nullptr || cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess)
-  {
-    cudaGetLastError();
-    return false;
-  }
-  return attributes.type == cudaMemoryTypeHost;
-}
-
-bool
 CudaStreamedTransform(const void *                                             hostIn,
                       void *                                                   hostOut,
                       void *                                                   device,

@@ -153,6 +153,18 @@ CudaGetLocalBlockSize(unsigned int imageDim)
 }
 
 bool
+CudaIsPinnedHostMemory(const void * pointer) noexcept
+{
+  cudaPointerAttributes attributes{};
+  if (pointer == nullptr || cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess)
+  {
+    cudaGetLastError();
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeHost;
+}
+
+bool
 IsCudaAvailable()
 {
   return GetAvailability().Available;

@@ -559,6 +559,26 @@ SizedOnly()
   return image;
 }
 
+TEST_P(CudaImageCoherence, PeekingTheHostBufferMakesNoneAndMovesNothing)
+{
+  auto       image = SizedOnly();
+  const auto manager = image->GetCudaDataManager();
+  EXPECT_EQ(manager->PeekCPUBuffer(), nullptr);
+  const size_t       pixels = image->GetBufferedRegion().GetNumberOfPixels();
+  std::vector<float> gpu(pixels, GPUValue);
+  itk::CudaTest::CopyToDevice(manager->GetGPUBufferPointerForOverwrite(), gpu.data(), pixels * sizeof(float));
+  EXPECT_EQ(manager->PeekCPUBuffer(), nullptr);
+  EXPECT_EQ(HostPixels(image), 0u);
+  EXPECT_TRUE(manager->IsCPUBufferDirty());
+  EXPECT_FALSE(manager->IsGPUBufferDirty());
+  const ImageType * constImage = image;
+  const float *     host = constImage->GetBufferPointer(); // the first host use makes it
+  EXPECT_EQ(manager->PeekCPUBuffer(), host);
+  EXPECT_TRUE(TransfersAre(manager, 0, 1));
+  EXPECT_EQ(manager->PeekCPUBuffer(), host);
+  EXPECT_TRUE(TransfersAre(manager, 0, 1)) << "peeking copies nothing";
+}
+
 TEST_P(CudaImageCoherence, AGPUOnlyImageHasNoHostBufferUntilTheHostReadsIt)
 {
   auto image = SizedOnly();
