@@ -32,8 +32,10 @@ namespace itk
  *
  * Inputs and output are CudaImages of one dimension and one pixel type among
  * unsigned char, signed char, short, unsigned short, int, unsigned int,
- * unsigned long, float and double (src/itkCudaAddImage.cu). Not in place by
- * default, as AddImageFilter; InPlaceOn() reuses the first input's buffers.
+ * unsigned long, float and double, and itk::Vector or itk::CovariantVector
+ * of 2 to 4 floats (a displacement field; src/itkCudaAddImage.cu).
+ * Not in place by default, as AddImageFilter; InPlaceOn() reuses the first
+ * input's buffers.
  * \ingroup CudaCommon
  */
 template <typename TInputImage1, typename TInputImage2 = TInputImage1, typename TOutputImage = TInputImage1>
@@ -41,9 +43,9 @@ class ITK_TEMPLATE_EXPORT CudaAddImageFilter
   : public CudaBinaryFunctorImageFilter<TInputImage1,
                                         TInputImage2,
                                         TOutputImage,
-                                        CudaAddFunctor<typename TInputImage1::PixelType,
-                                                       typename TInputImage2::PixelType,
-                                                       typename TOutputImage::PixelType>,
+                                        CudaAddFunctor<CudaDevicePixelType<typename TInputImage1::PixelType>,
+                                                       CudaDevicePixelType<typename TInputImage2::PixelType>,
+                                                       CudaDevicePixelType<typename TOutputImage::PixelType>>,
                                         AddImageFilter<TInputImage1, TInputImage2, TOutputImage>>
 {
 public:
@@ -53,9 +55,9 @@ public:
   using Superclass = CudaBinaryFunctorImageFilter<TInputImage1,
                                                   TInputImage2,
                                                   TOutputImage,
-                                                  CudaAddFunctor<typename TInputImage1::PixelType,
-                                                                 typename TInputImage2::PixelType,
-                                                                 typename TOutputImage::PixelType>,
+                                                  CudaAddFunctor<CudaDevicePixelType<typename TInputImage1::PixelType>,
+                                                                 CudaDevicePixelType<typename TInputImage2::PixelType>,
+                                                                 CudaDevicePixelType<typename TOutputImage::PixelType>>,
                                                   AddImageFilter<TInputImage1, TInputImage2, TOutputImage>>;
   using GPUSuperclass = Superclass;
   using CPUSuperclass = AddImageFilter<TInputImage1, TInputImage2, TOutputImage>;

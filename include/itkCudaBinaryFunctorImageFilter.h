@@ -20,6 +20,7 @@
 
 #include "itkCudaFunctorLaunch.h"
 #include "itkCudaInPlaceImageFilter.h"
+#include "itkCudaPixelTraits.h"
 
 namespace itk
 {
@@ -32,9 +33,11 @@ namespace itk
  * GPUEnabled off), a BinaryGeneratorImageFilter subclass such as
  * AddImageFilter: its inputs are set as there (SetInput1(), SetInput2(), or
  * a constant with SetConstant1() / SetConstant2()). The functor's operator()
- * takes a pixel of each input (`__host__ __device__`, const); a `.cu` file
- * instantiates the kernels with ITK_CUDA_INSTANTIATE_BINARY_FUNCTOR
- * (itkCudaFunctorKernels.cuh), which covers the constant inputs too.
+ * takes a pixel of each input (`__host__ __device__`, const), as the kernels
+ * see them (CudaDevicePixelType: CudaVectorPixel<T, N> for ITK's
+ * fixed-length vectors); a `.cu` file instantiates the kernels for those
+ * types with ITK_CUDA_INSTANTIATE_BINARY_FUNCTOR (itkCudaFunctorKernels.cuh),
+ * which covers the constant inputs too.
  *
  * The output is made on its device (the first image input's, or
  * SetDevice()); an image input on another device is moved there. An input
@@ -70,6 +73,10 @@ public:
   using Input2PixelType = typename TInputImage2::PixelType;
   using OutputPixelType = typename TOutputImage::PixelType;
   using CudaFunctorType = TFunctor;
+  /** The pixels as the kernels see them. */
+  using Input1DevicePixelType = CudaDevicePixelType<Input1PixelType>;
+  using Input2DevicePixelType = CudaDevicePixelType<Input2PixelType>;
+  using OutputDevicePixelType = CudaDevicePixelType<OutputPixelType>;
 
   /** The device functor the kernels apply (the CPU parent keeps its own). */
   const CudaFunctorType &

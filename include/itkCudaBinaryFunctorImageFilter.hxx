@@ -82,11 +82,14 @@ CudaBinaryFunctorImageFilter<TInputImage1, TInputImage2, TOutputImage, TFunctor,
   // The inputs first: in place, the first one's buffer is the output's.
   GPUMemPointer::Pointer scratch1;
   GPUMemPointer::Pointer scratch2;
-  const Input1PixelType * in1 =
-    image1 != nullptr ? CudaDetail::DevicePixelsOf(image1, region, device, stream, scratch1) : nullptr;
-  const Input2PixelType * in2 =
-    image2 != nullptr ? CudaDetail::DevicePixelsOf(image2, region, device, stream, scratch2) : nullptr;
-  auto * out = static_cast<OutputPixelType *>(output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite());
+  const Input1DevicePixelType * in1 =
+    image1 != nullptr ? CudaAsDevicePixels(CudaDetail::DevicePixelsOf(image1, region, device, stream, scratch1))
+                      : nullptr;
+  const Input2DevicePixelType * in2 =
+    image2 != nullptr ? CudaAsDevicePixels(CudaDetail::DevicePixelsOf(image2, region, device, stream, scratch2))
+                      : nullptr;
+  auto * out = CudaAsDevicePixels(
+    static_cast<OutputPixelType *>(output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite()));
   const CudaFunctorType functor = this->MakeCudaFunctor();
   if (in1 != nullptr && in2 != nullptr)
   {
@@ -94,13 +97,21 @@ CudaBinaryFunctorImageFilter<TInputImage1, TInputImage2, TOutputImage, TFunctor,
   }
   else if (in1 != nullptr)
   {
-    CudaTransformElements(
-      count, in1, out, CudaBindSecond<CudaFunctorType, Input2PixelType>{ functor, this->GetConstant2() }, stream);
+    CudaTransformElements(count,
+                          in1,
+                          out,
+                          CudaBindSecond<CudaFunctorType, Input2DevicePixelType>{
+                            functor, CudaAsDevicePixel(this->GetConstant2()) },
+                          stream);
   }
   else
   {
-    CudaTransformElements(
-      count, in2, out, CudaBindFirst<CudaFunctorType, Input1PixelType>{ functor, this->GetConstant1() }, stream);
+    CudaTransformElements(count,
+                          in2,
+                          out,
+                          CudaBindFirst<CudaFunctorType, Input1DevicePixelType>{
+                            functor, CudaAsDevicePixel(this->GetConstant1()) },
+                          stream);
   }
 }
 } // namespace itk

@@ -30,6 +30,11 @@
  * ITK_CUDA_INSTANTIATE_UNARY_FUNCTOR(MyScale, float, float);
  * \endcode
  *
+ * The pixel types are those the kernels see: the image's pixel type for
+ * scalars, itk::CudaVectorPixel<T, N> for itk::Vector<T, N>,
+ * itk::CovariantVector<T, N> and itk::FixedArray<T, N> (CudaDevicePixel in
+ * itkCudaPixelTraits.h), whose operators are host code.
+ *
  * Each argument of the macros is one type name: give a template with commas
  * (`CudaAddFunctor<short, short, int>`) a `using` alias first. In a shared
  * library built with hidden visibility, define ITK_CUDA_FUNCTOR_EXPORT to
@@ -39,8 +44,9 @@
  * bytes of the widest pixel type (one load or store instruction per pack),
  * one pack per thread over a grid that covers them all, from the first
  * element at which every pointer is aligned for a pack; the few pixels
- * before it and after the last whole pack go one at a time. Pixel types whose size is not
- * a power of two (vector pixels) go one pixel at a time.
+ * before it and after the last whole pack go one at a time. Pixel types that
+ * are not aligned to their size, a power of two (vector pixels such as
+ * itk::CudaVectorPixel<float, 3>), go one pixel at a time.
  * \ingroup CudaCommon
  */
 
@@ -74,14 +80,16 @@ IsPowerOfTwo(size_t value)
   return value != 0 && (value & (value - 1)) == 0;
 }
 
-/** Pixels per pack for these pixel types: 16 bytes of the widest. */
+/** Pixels per pack for these pixel types: 16 bytes of the widest. Packs
+ * need pixels aligned to their size (a power of two): a vector pixel, aligned
+ * to its component, goes one pixel at a time. */
 template <typename... T>
 constexpr unsigned int
 PackSize()
 {
   constexpr size_t widest = std::max({ sizeof(T)... });
-  constexpr bool   powersOfTwo = (IsPowerOfTwo(sizeof(T)) && ...);
-  return powersOfTwo && widest <= 16 ? static_cast<unsigned int>(16 / widest) : 1u;
+  constexpr bool   packable = ((IsPowerOfTwo(sizeof(T)) && alignof(T) == sizeof(T)) && ...);
+  return packable && widest <= 16 ? static_cast<unsigned int>(16 / widest) : 1u;
 }
 
 /** Elements before the first at which `pointer` is aligned for packs of N. */

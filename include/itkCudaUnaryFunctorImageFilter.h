@@ -20,6 +20,7 @@
 
 #include "itkCudaElementwiseImageFilter.h"
 #include "itkCudaFunctorLaunch.h"
+#include "itkCudaPixelTraits.h"
 
 namespace itk
 {
@@ -48,7 +49,9 @@ namespace itk
  *
  * The functor's operator() takes an input pixel and returns one the output
  * converts from (`__host__ __device__`, const); the functor is copied to the
- * kernels by value. CudaElementwiseImageFilter gives the rest: the CPU
+ * kernels by value. Its pixels are the kernels' (CudaDevicePixelType): the
+ * image's pixel type for scalars, CudaVectorPixel<T, N> for ITK's
+ * fixed-length vectors, so the kernels are instantiated for those. CudaElementwiseImageFilter gives the rest: the CPU
  * parent without a GPU (or with GPUEnabled off), in-place runs, streamed
  * pieces (CudaTransformRegion reads the piece's box directly), the split
  * across devices, progress and abort between pieces.
@@ -73,6 +76,9 @@ public:
   using typename Superclass::InputPixelType;
   using typename Superclass::OutputPixelType;
   using CudaFunctorType = TFunctor;
+  /** The pixels as the kernels see them. */
+  using InputDevicePixelType = CudaDevicePixelType<InputPixelType>;
+  using OutputDevicePixelType = CudaDevicePixelType<OutputPixelType>;
 
   /** The device functor the kernels apply (distinct from the CPU parent's
    * functor, ITK's, which runs without a GPU). */
@@ -104,7 +110,7 @@ protected:
   void
   GPUComputeElements(const InputPixelType * in, OutputPixelType * out, size_t count, cudaStream_t stream) override
   {
-    CudaTransformElements(count, in, out, this->MakeCudaFunctor(), stream);
+    CudaTransformElements(count, CudaAsDevicePixels(in), CudaAsDevicePixels(out), this->MakeCudaFunctor(), stream);
   }
 
   void
@@ -113,7 +119,7 @@ protected:
                    OutputPixelType *          out,
                    cudaStream_t               stream) override
   {
-    CudaTransformRegion(in, geometry, out, this->MakeCudaFunctor(), stream);
+    CudaTransformRegion(CudaAsDevicePixels(in), geometry, CudaAsDevicePixels(out), this->MakeCudaFunctor(), stream);
   }
 
 private:

@@ -18,9 +18,10 @@
 #define ITK_CUDA_FUNCTOR_EXPORT CudaCommon_EXPORT
 #include "itkCudaFunctorKernels.cuh"
 #include "itkCudaFunctors.h"
+#include "itkCudaVectorPixel.h"
 
 // CudaAddImageFilter's kernels, for its pixel types (two images, or one and
-// a constant).
+// a constant); vectors as the kernels see them (itkCudaPixelTraits.h).
 #define ITK_CUDA_ADD_INSTANTIATE(T)                                                                                 \
   using CudaAddFunctor_##T = itk::CudaAddFunctor<T, T, T>;                                                         \
   ITK_CUDA_INSTANTIATE_BINARY_FUNCTOR(CudaAddFunctor_##T, T, T, T)
@@ -39,3 +40,9 @@ ITK_CUDA_ADD_INSTANTIATE(short);
 ITK_CUDA_ADD_INSTANTIATE(ushort);
 ITK_CUDA_ADD_INSTANTIATE(uchar);
 ITK_CUDA_ADD_INSTANTIATE(schar);
+using VectorFloat2 = itk::CudaVectorPixel<float, 2>;
+using VectorFloat3 = itk::CudaVectorPixel<float, 3>;
+using VectorFloat4 = itk::CudaVectorPixel<float, 4>;
+ITK_CUDA_ADD_INSTANTIATE(VectorFloat2);
+ITK_CUDA_ADD_INSTANTIATE(VectorFloat3);
+ITK_CUDA_ADD_INSTANTIATE(VectorFloat4);

@@ -341,6 +341,110 @@ TEST(CudaAddImageFilter, AddsStreamedPiecesOfLargerInputs)
   EXPECT_TRUE(SameBits(HostPixels(streamer->GetOutput()), ReferenceAdd(first, second)));
 }
 
+// Vector pixels (displacement fields): the kernels see itk::CudaVectorPixel,
+// whose sum is itk::Vector's, component by component in float.
+template <typename TPixel, unsigned int VDimension>
+void
+ExpectVectorAddLikeITK(bool gpu, bool inPlace)
+{
+  using CudaImageType = itk::CudaImage<TPixel, VDimension>;
+  using ImageType = itk::Image<TPixel, VDimension>;
+  itk::Size<VDimension> size;
+  for (unsigned int d = 0; d < VDimension; ++d)
+  {
+    size[d] = OddSize()[d];
+  }
+  const size_t             count = itk::ImageRegion<VDimension>(size).GetNumberOfPixels();
+  const size_t             components = count * TPixel::Dimension;
+  const std::vector<float> first = MakePixels<float>(components, 31);
+  const std::vector<float> second = MakePixels<float>(components, 32);
+  const auto               make = [&size](auto image, const std::vector<float> & values) {
+    image->SetRegions(size);
+    image->Allocate();
+    std::memcpy(static_cast<void *>(image->GetBufferPointer()), values.data(), values.size() * sizeof(float));
+    return image;
+  };
+  const auto componentsOf = [components](const auto * image) {
+    const auto * values = reinterpret_cast<const float *>(image->GetBufferPointer());
+    return std::vector<float>(values, values + components);
+  };
+  TPixel constant;
+  for (unsigned int c = 0; c < TPixel::Dimension; ++c)
+  {
+    constant[c] = first[count / 2 * TPixel::Dimension + c];
+  }
+
+  auto reference = itk::AddImageFilter<ImageType>::New();
+  reference->SetInput1(make(ImageType::New(), first));
+  reference->SetInput2(make(ImageType::New(), second));
+  reference->Update();
+  const std::vector<float> expected = componentsOf(reference->GetOutput());
+  reference->SetConstant2(constant);
+  reference->Update();
+  const std::vector<float> expectedWithConstant = componentsOf(reference->GetOutput());
+
+  auto filter = itk::CudaAddImageFilter<CudaImageType>::New();
+  filter->SetGPUEnabled(gpu);
+  filter->SetInPlace(inPlace);
+  filter->SetInput1(make(CudaImageType::New(), first));
+  filter->SetInput2(make(CudaImageType::New(), second));
+  filter->Update();
+  if (gpu)
+  {
+    EXPECT_TRUE(filter->GetOutput()->GetCudaDataManager()->IsCPUBufferDirty()) << "computed on the GPU";
+  }
+  EXPECT_TRUE(SameBits(componentsOf(static_cast<const CudaImageType *>(filter->GetOutput())), expected));
+  filter->SetInput1(make(CudaImageType::New(), first));
+  filter->SetConstant2(constant);
+  filter->Update();
+  EXPECT_TRUE(
+    SameBits(componentsOf(static_cast<const CudaImageType *>(filter->GetOutput())), expectedWithConstant));
+}
+
+TEST(CudaAddImageFilter, AddsVectorPixelsLikeITKOnTheGPU)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  for (const bool inPlace : { false, true })
+  {
+    SCOPED_TRACE(inPlace ? "in place" : "out of place");
+    ExpectVectorAddLikeITK<itk::Vector<float, 3>, 3>(true, inPlace);
+    ExpectVectorAddLikeITK<itk::CovariantVector<float, 3>, 3>(true, inPlace);
+    ExpectVectorAddLikeITK<itk::Vector<float, 2>, 2>(true, inPlace);
+    // 16 bytes aligned to 4: one pixel at a time, never a 16-byte pack.
+    ExpectVectorAddLikeITK<itk::Vector<float, 4>, 3>(true, inPlace);
+  }
+}
+
+TEST(CudaAddImageFilter, AddsVectorPixelsLikeITKThroughTheCPUParent)
+{
+  ExpectVectorAddLikeITK<itk::Vector<float, 3>, 3>(false, false);
+  ExpectVectorAddLikeITK<itk::CovariantVector<float, 2>, 2>(false, true);
+}
+
+TEST(CudaVectorPixel, IsTheDeviceViewOfITKsVectorPixels)
+{
+  static_assert(std::is_same<itk::CudaDevicePixelType<itk::Vector<float, 3>>, itk::CudaVectorPixel<float, 3>>::value,
+                "itk::Vector");
+  static_assert(
+    std::is_same<itk::CudaDevicePixelType<itk::CovariantVector<double, 2>>, itk::CudaVectorPixel<double, 2>>::value,
+    "itk::CovariantVector");
+  static_assert(std::is_same<itk::CudaDevicePixelType<short>, short>::value, "scalars are themselves");
+  const float                 first[3] = { 1.5f, -2.0f, 1.0e30f };
+  const float                 second[3] = { 0.25f, 2.0f, 1.0e30f };
+  const itk::Vector<float, 3> a(first);
+  const itk::Vector<float, 3> b(second);
+  const auto                  sum = itk::CudaAsDevicePixel(a) + itk::CudaAsDevicePixel(b);
+  const itk::Vector<float, 3> expected = a + b;
+  for (unsigned int c = 0; c < 3; ++c)
+  {
+    EXPECT_EQ(sum[c], expected[c]) << "component " << c;
+  }
+  const itk::Vector<float, 3> pixels[2] = { a, b };
+  EXPECT_EQ(static_cast<const void *>(itk::CudaAsDevicePixels(pixels)), static_cast<const void *>(pixels))
+    << "the same memory, seen as the device type";
+  EXPECT_EQ(itk::CudaAsDevicePixels(pixels)[1][2], 1.0e30f);
+}
+
 // A functor of one's own: the device functor, its kernels instantiated in
 // itkCudaTestKernels.cu, and this class; the same functor serves the CPU
 // parent, ITK's UnaryGeneratorImageFilter.
