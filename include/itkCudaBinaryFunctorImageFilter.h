@@ -21,6 +21,7 @@
 #include "itkCudaFunctorLaunch.h"
 #include "itkCudaInPlaceImageFilter.h"
 #include "itkCudaPixelTraits.h"
+#include "itkCudaStreamedTransform.h"
 
 namespace itk
 {
@@ -43,7 +44,10 @@ namespace itk
  * SetDevice()); an image input on another device is moved there. An input
  * whose buffered region is larger than the output's (a streamed piece) is
  * copied to a compact scratch buffer first. Runs in place as the parent
- * says: the output then takes the first input's buffers.
+ * says: the output then takes the first input's buffers. Image inputs
+ * current only on the host, in pinned memory, are streamed through the
+ * device in chunks as CudaElementwiseImageFilter streams its input
+ * (SetTransferChunkBytes()).
  * \ingroup CudaCommon
  */
 template <typename TInputImage1,
@@ -91,6 +95,14 @@ public:
     this->Modified();
   }
 
+  /** Chunk size and streams of the streamed path for image inputs current
+   * only on the host, in pinned memory (see
+   * CudaElementwiseImageFilter::SetTransferChunkBytes()); 0 turns it off. */
+  itkSetMacro(TransferChunkBytes, size_t);
+  itkGetConstMacro(TransferChunkBytes, size_t);
+  itkSetClampMacro(TransferStreams, unsigned int, 1, 8);
+  itkGetConstMacro(TransferStreams, unsigned int);
+
 protected:
   CudaBinaryFunctorImageFilter() = default;
   ~CudaBinaryFunctorImageFilter() override = default;
@@ -113,8 +125,22 @@ protected:
     return false;
   }
 
+  void
+  PrintSelf(std::ostream & os, Indent indent) const override;
+
 private:
+  /** Launch the functor's kernel on `count` pixels (an input without image
+   * is the filter's constant). */
+  void
+  Compute(const Input1DevicePixelType * in1,
+          const Input2DevicePixelType * in2,
+          OutputDevicePixelType *       out,
+          size_t                        count,
+          cudaStream_t                  stream) const;
+
   CudaFunctorType m_CudaFunctor{};
+  size_t          m_TransferChunkBytes{ CudaStreamedTransformSettings{}.ChunkBytes };
+  unsigned int    m_TransferStreams{ CudaStreamedTransformSettings{}.Streams };
 };
 } // namespace itk
 

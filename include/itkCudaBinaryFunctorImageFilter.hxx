@@ -77,8 +77,40 @@ CudaBinaryFunctorImageFilter<TInputImage1, TInputImage2, TOutputImage, TFunctor,
   {
     itkExceptionMacro("expected at least one image input, got two constants");
   }
-  const int    device = output->GetCudaDataManager()->GetDevice();
   cudaStream_t stream = this->GetCudaStream();
+  // Host-resident images, streamed in chunks when that applies.
+  const bool sameRegions = (image1 == nullptr || image1->GetBufferedRegion() == region) &&
+                           (image2 == nullptr || image2->GetBufferedRegion() == region);
+  std::vector<CudaStreamedImage> hostImages;
+  if (image1 != nullptr)
+  {
+    hostImages.push_back({ image1->GetCudaDataManager(), sizeof(Input1PixelType) });
+  }
+  if (image2 != nullptr)
+  {
+    hostImages.push_back({ image2->GetCudaDataManager(), sizeof(Input2PixelType) });
+  }
+  if (sameRegions && CudaStreamImagesFromHost(
+                       *this,
+                       hostImages,
+                       *output->GetCudaDataManager(),
+                       sizeof(OutputPixelType),
+                       count,
+                       stream,
+                       [&](const void * const * in, void * out, size_t chunkCount, cudaStream_t chunkStream) {
+                         const void * first = image1 != nullptr ? in[0] : nullptr;
+                         const void * second = image2 != nullptr ? in[image1 != nullptr ? 1 : 0] : nullptr;
+                         this->Compute(static_cast<const Input1DevicePixelType *>(first),
+                                       static_cast<const Input2DevicePixelType *>(second),
+                                       static_cast<OutputDevicePixelType *>(out),
+                                       chunkCount,
+                                       chunkStream);
+                       },
+                       { m_TransferChunkBytes, m_TransferStreams }))
+  {
+    return;
+  }
+  const int device = output->GetCudaDataManager()->GetDevice();
   // The inputs first: in place, the first one's buffer is the output's.
   GPUMemPointer::Pointer scratch1;
   GPUMemPointer::Pointer scratch2;
@@ -90,6 +122,22 @@ CudaBinaryFunctorImageFilter<TInputImage1, TInputImage2, TOutputImage, TFunctor,
                       : nullptr;
   auto * out = CudaAsDevicePixels(
     static_cast<OutputPixelType *>(output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite()));
+  this->Compute(in1, in2, out, count, stream);
+}
+
+template <typename TInputImage1,
+          typename TInputImage2,
+          typename TOutputImage,
+          typename TFunctor,
+          typename TParentImageFilter>
+void
+CudaBinaryFunctorImageFilter<TInputImage1, TInputImage2, TOutputImage, TFunctor, TParentImageFilter>::Compute(
+  const Input1DevicePixelType * in1,
+  const Input2DevicePixelType * in2,
+  OutputDevicePixelType *       out,
+  size_t                        count,
+  cudaStream_t                  stream) const
+{
   const CudaFunctorType functor = this->MakeCudaFunctor();
   if (in1 != nullptr && in2 != nullptr)
   {
@@ -113,6 +161,21 @@ CudaBinaryFunctorImageFilter<TInputImage1, TInputImage2, TOutputImage, TFunctor,
                             functor, CudaAsDevicePixel(this->GetConstant1()) },
                           stream);
   }
+}
+
+template <typename TInputImage1,
+          typename TInputImage2,
+          typename TOutputImage,
+          typename TFunctor,
+          typename TParentImageFilter>
+void
+CudaBinaryFunctorImageFilter<TInputImage1, TInputImage2, TOutputImage, TFunctor, TParentImageFilter>::PrintSelf(
+  std::ostream & os,
+  Indent         indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent << "TransferChunkBytes: " << m_TransferChunkBytes << std::endl;
+  os << indent << "TransferStreams: " << m_TransferStreams << std::endl;
 }
 } // namespace itk
 

@@ -120,15 +120,17 @@ public:
 
   /** An input current only on the host, in pinned memory (a CudaImage whose
    * buffer CudaHostMemoryPool pinned, or one imported from cudaMallocHost),
-   * of at least two chunks, with an output of the same pixel size whose host
-   * buffer is pinned too (in place: the same one), is streamed through the
-   * device: chunks of TransferChunkBytes go up, through the kernel and down
-   * on TransferStreams streams at once, so that the upload of one overlaps
-   * the download of another (PCIe is full duplex). The output is then current
-   * on the host and on the device; ProgressEvent fires per chunk, and
-   * AbortGenerateData stops the update between chunks. 0 turns it off; the
-   * defaults (32 MiB, 4 streams) are the best measured on an H200
-   * (docs/performance.md). Any other input goes up whole, as before. */
+   * of at least two chunks, with an output whose host buffer is pinned too
+   * (in place: the same one), is streamed through the device: chunks of
+   * TransferChunkBytes go up, through the kernel and down on TransferStreams
+   * streams at once, so that the upload of one overlaps the download of
+   * another (PCIe is full duplex). The output is then current on the host
+   * and on the device; ProgressEvent fires per chunk, and AbortGenerateData
+   * stops the update between chunks. 0 turns it off; the defaults (32 MiB,
+   * 4 streams) are the best measured on an H200 (docs/performance.md). Any
+   * other input goes up whole: a pageable one too, whose staged copy already
+   * runs at the host's memcpy rate, the bound of a streamed one
+   * (CudaStreamImagesFromHost()). */
   itkSetMacro(TransferChunkBytes, size_t);
   itkGetConstMacro(TransferChunkBytes, size_t);
   itkSetClampMacro(TransferStreams, unsigned int, 1, 8);
@@ -172,9 +174,9 @@ protected:
   PrintSelf(std::ostream & os, Indent indent) const override;
 
 private:
-  /** The streamed path (see SetTransferChunkBytes()); false when it does not
-   * apply, before anything changed but the output's host copy being marked
-   * current. \throws itk::ProcessAborted when an observer aborts. */
+  /** The streamed path (see SetTransferChunkBytes() and
+   * CudaStreamImagesFromHost()); false when it does not apply.
+   * \throws itk::ProcessAborted when an observer aborts. */
   bool
   GPUStreamFromHost(size_t numberOfPixels);
 

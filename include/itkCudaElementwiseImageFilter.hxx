@@ -116,72 +116,18 @@ template <typename TInputImage, typename TOutputImage, typename TParentImageFilt
 bool
 CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUStreamFromHost(size_t numberOfPixels)
 {
-  const CudaDataManager::Pointer in = this->GetInput()->GetCudaDataManager();
-  const CudaDataManager::Pointer out = this->GetOutput()->GetCudaDataManager();
-  const size_t bytes = numberOfPixels * sizeof(OutputPixelType);
-  if (sizeof(InputPixelType) != sizeof(OutputPixelType) || m_TransferChunkBytes == 0 ||
-      bytes < 2 * m_TransferChunkBytes || in->IsCPUBufferDirty())
-  {
-    return false;
-  }
-  // The CPU copy is current: taking its pointer downloads nothing, and sees
-  // a CPU write announced by Modified() alone (the GPU copy is then stale).
-  const void * hostIn = in->GetConstCPUBufferPointer();
-  if (!in->IsGPUBufferDirty() || !CudaIsPinnedHostMemory(hostIn))
-  {
-    return false;
-  }
-  // In place the output is the input's buffer; otherwise its own host
-  // buffer, if it has one already and pinned: none is made here (a GPU-only
-  // output keeps costing no host memory), nothing is downloaded into it.
-  const bool inPlace = in->SharesBuffersWith(out);
-  void *     hostOut = const_cast<void *>(inPlace ? hostIn : out->PeekCPUBuffer());
-  if (!CudaIsPinnedHostMemory(hostOut) || (!inPlace && out->GetCPUBufferPointerForOverwrite() != hostOut))
-  {
-    return false;
-  }
-  void * device = out->GetGPUBufferPointerForOverwrite();
-  // On an error or an abort the host buffer holds what landed, the device
-  // buffer no whole image.
-  const auto keepHostCopy = [&out] {
-    out->SetCPUDirtyFlag(false);
-    out->SetGPUDirtyFlag(true);
-  };
-  bool completed = false;
-  try
-  {
-    completed = CudaStreamedTransform(
-      hostIn,
-      hostOut,
-      device,
-      bytes,
-      sizeof(OutputPixelType),
-      this->GetCudaStream(),
-      [this](void * pixels, size_t count, cudaStream_t chunkStream) {
-        this->GPUComputeElements(
-          static_cast<const InputPixelType *>(pixels), static_cast<OutputPixelType *>(pixels), count, chunkStream);
-      },
-      [this](double done) {
-        this->UpdateProgress(static_cast<float>(done));
-        return !this->GetAbortGenerateData();
-      },
-      { m_TransferChunkBytes, m_TransferStreams });
-  }
-  catch (...)
-  {
-    keepHostCopy();
-    throw;
-  }
-  if (!completed)
-  {
-    keepHostCopy();
-    ProcessAborted aborted(__FILE__, __LINE__);
-    aborted.SetDescription(std::string(this->GetNameOfClass()) + ": the update was aborted between chunks");
-    throw aborted;
-  }
-  out->SetBothBuffersCurrentByProducer();
-  out->RecordTransfers(bytes, bytes);
-  return true;
+  return CudaStreamImagesFromHost(
+    *this,
+    { { this->GetInput()->GetCudaDataManager(), sizeof(InputPixelType) } },
+    *this->GetOutput()->GetCudaDataManager(),
+    sizeof(OutputPixelType),
+    numberOfPixels,
+    this->GetCudaStream(),
+    [this](const void * const * in, void * out, size_t count, cudaStream_t chunkStream) {
+      this->GPUComputeElements(
+        static_cast<const InputPixelType *>(in[0]), static_cast<OutputPixelType *>(out), count, chunkStream);
+    },
+    { m_TransferChunkBytes, m_TransferStreams });
 }
 
 template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>

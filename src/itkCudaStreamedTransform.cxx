@@ -16,9 +16,11 @@
  *
  *=========================================================================*/
 #include "itkCudaStreamedTransform.h"
+#include "itkCudaDataManager.h"
 #include "itkCudaError.h"
 #include "itkCudaResources.h"
 #include "itkMacro.h"
+#include "itkProcessObject.h"
 
 #include <algorithm>
 #include <mutex>
@@ -73,6 +75,144 @@ Streams()
 } // namespace
 
 bool
+CudaStreamedTransform(const std::vector<CudaStreamedInput> & inputs,
+                      void *                                 hostOut,
+                      void *                                 deviceOut,
+                      size_t                                 outputPixelBytes,
+                      size_t                                 pixels,
+                      cudaStream_t                           stream,
+                      const CudaStreamedCompute &            compute,
+                      const std::function<bool(double)> &    progress,
+                      const CudaStreamedTransformSettings &  settings)
+{
+  size_t widest = outputPixelBytes;
+  bool   complete = outputPixelBytes > 0 && hostOut != nullptr && deviceOut != nullptr && !inputs.empty();
+  for (const auto & input : inputs)
+  {
+    widest = std::max(widest, input.PixelBytes);
+    complete = complete && input.PixelBytes > 0 && input.Host != nullptr;
+  }
+  if (!complete)
+  {
+    itkGenericExceptionMacro("CudaStreamedTransform: expected one or more inputs and an output, each with a host "
+                             "buffer and a pixel size, got "
+                             << inputs.size() << " inputs and an output of " << outputPixelBytes << "-byte pixels");
+  }
+  if (pixels == 0)
+  {
+    return true;
+  }
+  int current = 0;
+  CUDA_CHECK(cudaGetDevice(&current));
+  const unsigned int count = std::max(1u, std::min(settings.Streams, MaximumStreams));
+  // Whole multiples of 4096 pixels: whole pages of every buffer, and packs
+  // of the kernels aligned at each chunk's start.
+  constexpr size_t unit = 4096;
+  const size_t     chunk = std::max(unit, settings.ChunkBytes / widest / unit * unit);
+  const size_t     chunks = (pixels + chunk - 1) / chunk;
+  const unsigned int used = static_cast<unsigned int>(std::min<size_t>(count, chunks));
+  const std::vector<cudaStream_t> streams = Streams().Get(current, used);
+
+  // Where each input's chunks land: the first as wide as the output in the
+  // output's buffer, the others in a scratch buffer per stream.
+  const size_t                        landing = static_cast<size_t>(
+    std::find_if(inputs.begin(), inputs.end(), [&](const CudaStreamedInput & in) { return in.PixelBytes == outputPixelBytes; }) -
+    inputs.begin());
+  std::vector<GPUMemPointer::Pointer> scratch; // [stream * inputs + input]; freed in `stream`'s order
+  for (unsigned int s = 0; s < used; ++s)
+  {
+    for (size_t i = 0; i < inputs.size(); ++i)
+    {
+      scratch.push_back(nullptr);
+      if (i != landing)
+      {
+        scratch.back() = GPUMemPointer::New();
+        scratch.back()->Allocate(chunk * inputs[i].PixelBytes, current, stream);
+      }
+    }
+  }
+
+  std::vector<CudaDetail::Event> landed(used);
+  for (auto & event : landed)
+  {
+    CUDA_CHECK(CudaDetail::Event::Create(current, &event));
+  }
+  CudaDetail::Event start;
+  CUDA_CHECK(CudaDetail::Event::Create(current, &start));
+  CUDA_CHECK(cudaEventRecord(start.Get(), stream));
+
+  // Whatever happens, `stream` comes after every queued chunk when this
+  // returns, and on an error or exception the chunks have finished.
+  std::vector<bool> started(used, false);
+  const auto        joinStreams = [&]() noexcept {
+    for (unsigned int s = 0; s < used; ++s)
+    {
+      if (started[s] && cudaEventRecord(landed[s].Get(), streams[s]) == cudaSuccess)
+      {
+        cudaStreamWaitEvent(stream, landed[s].Get(), 0);
+      }
+    }
+  };
+  char *                    deviceOutput = static_cast<char *>(deviceOut);
+  char *                    hostOutput = static_cast<char *>(hostOut);
+  std::vector<const void *> deviceInputs(inputs.size());
+  bool                      completed = true;
+  try
+  {
+    for (size_t k = 0; k < chunks; ++k)
+    {
+      const unsigned int s = static_cast<unsigned int>(k % used);
+      if (k >= used)
+      {
+        // The chunk k - used took this stream: once it has landed, report.
+        CUDA_CHECK(cudaEventSynchronize(landed[s].Get()));
+        if (!progress(static_cast<double>(k - used + 1) / static_cast<double>(chunks)))
+        {
+          completed = false;
+          break;
+        }
+      }
+      if (!started[s])
+      {
+        CUDA_CHECK(cudaStreamWaitEvent(streams[s], start.Get(), 0));
+        started[s] = true;
+      }
+      const size_t first = k * chunk;
+      const size_t length = std::min(chunk, pixels - first);
+      for (size_t i = 0; i < inputs.size(); ++i)
+      {
+        const size_t pixelBytes = inputs[i].PixelBytes;
+        void *       target = i == landing ? deviceOutput + first * outputPixelBytes
+                                           : scratch[s * inputs.size() + i]->GetPointer();
+        CUDA_CHECK(cudaMemcpyAsync(target,
+                                   static_cast<const char *>(inputs[i].Host) + first * pixelBytes,
+                                   length * pixelBytes,
+                                   cudaMemcpyHostToDevice,
+                                   streams[s]));
+        deviceInputs[i] = target;
+      }
+      compute(deviceInputs.data(), deviceOutput + first * outputPixelBytes, length, streams[s]);
+      CUDA_CHECK(cudaMemcpyAsync(hostOutput + first * outputPixelBytes,
+                                 deviceOutput + first * outputPixelBytes,
+                                 length * outputPixelBytes,
+                                 cudaMemcpyDeviceToHost,
+                                 streams[s]));
+      CUDA_CHECK(cudaEventRecord(landed[s].Get(), streams[s]));
+    }
+    joinStreams();
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  catch (...)
+  {
+    joinStreams();
+    cudaStreamSynchronize(stream); // no copy touches the buffers after this
+    cudaGetLastError();
+    throw;
+  }
+  return completed;
+}
+
+bool
 CudaStreamedTransform(const void *                                             hostIn,
                       void *                                                   hostOut,
                       void *                                                   device,
@@ -92,79 +232,107 @@ CudaStreamedTransform(const void *                                             h
     itkGenericExceptionMacro("CudaStreamedTransform: expected buffers of whole pixels, got "
                              << bytes << " bytes of " << pixelBytes << "-byte pixels");
   }
-  int current = 0;
-  CUDA_CHECK(cudaGetDevice(&current));
-  const unsigned int count = std::max(1u, std::min(settings.Streams, MaximumStreams));
-  // Whole pixels and whole pages; packs of the kernels stay aligned too.
-  const size_t unit = 4096 * pixelBytes;
-  const size_t chunk = std::max(unit, settings.ChunkBytes / unit * unit);
-  const size_t chunks = (bytes + chunk - 1) / chunk;
-  const std::vector<cudaStream_t> streams = Streams().Get(current, count);
+  return CudaStreamedTransform(
+    { CudaStreamedInput{ hostIn, pixelBytes } },
+    hostOut,
+    device,
+    pixelBytes,
+    bytes / pixelBytes,
+    stream,
+    [&compute](const void * const *, void * out, size_t count, cudaStream_t chunkStream) {
+      compute(out, count, chunkStream); // the input's chunk landed there
+    },
+    progress,
+    settings);
+}
 
-  std::vector<CudaDetail::Event> landed(count);
-  for (auto & event : landed)
+bool
+CudaStreamImagesFromHost(ProcessObject &                        filter,
+                         const std::vector<CudaStreamedImage> & inputs,
+                         CudaDataManager &                      output,
+                         size_t                                 outputPixelBytes,
+                         size_t                                 pixels,
+                         cudaStream_t                           stream,
+                         const CudaStreamedCompute &            compute,
+                         const CudaStreamedTransformSettings &  settings)
+{
+  size_t widest = outputPixelBytes;
+  for (const auto & input : inputs)
   {
-    CUDA_CHECK(CudaDetail::Event::Create(current, &event));
-  }
-  CudaDetail::Event start;
-  CUDA_CHECK(CudaDetail::Event::Create(current, &start));
-  CUDA_CHECK(cudaEventRecord(start.Get(), stream));
-
-  // Whatever happens, `stream` comes after every queued chunk when this
-  // returns, and on an error or exception the chunks have finished.
-  std::vector<bool> used(count, false);
-  const auto        joinStreams = [&]() noexcept {
-    for (unsigned int s = 0; s < count; ++s)
+    widest = std::max(widest, input.PixelBytes);
+    if (input.Manager == nullptr || input.Manager->IsCPUBufferDirty())
     {
-      if (used[s] && cudaEventRecord(landed[s].Get(), streams[s]) == cudaSuccess)
-      {
-        cudaStreamWaitEvent(stream, landed[s].Get(), 0);
-      }
+      return false;
     }
+  }
+  if (inputs.empty() || settings.ChunkBytes == 0 || pixels * widest < 2 * settings.ChunkBytes)
+  {
+    return false;
+  }
+  std::vector<CudaStreamedInput> hosts;
+  for (const auto & input : inputs)
+  {
+    // The CPU copy is current: taking its pointer downloads nothing, and
+    // sees a CPU write announced by Modified() alone (the GPU copy is then
+    // stale).
+    const void * host = input.Manager->GetConstCPUBufferPointer();
+    if (!input.Manager->IsGPUBufferDirty() || !CudaIsPinnedHostMemory(host))
+    {
+      return false;
+    }
+    hosts.push_back({ host, input.PixelBytes });
+  }
+  // In place the output is the first input's buffer; otherwise its own host
+  // buffer, if it has one already and pinned: none is made here (a GPU-only
+  // output keeps costing no host memory), nothing is downloaded into it.
+  const bool inPlace = inputs.front().Manager->SharesBuffersWith(&output);
+  void *     hostOut = const_cast<void *>(inPlace ? hosts.front().Host : output.PeekCPUBuffer());
+  if (!CudaIsPinnedHostMemory(hostOut) || (!inPlace && output.GetCPUBufferPointerForOverwrite() != hostOut))
+  {
+    return false;
+  }
+  void * deviceOut = output.GetGPUBufferPointerForOverwrite();
+  // On an error or an abort the host buffer holds what landed, the device
+  // buffer no whole image.
+  const auto keepHostCopy = [&output] {
+    output.SetCPUDirtyFlag(false);
+    output.SetGPUDirtyFlag(true);
   };
-  const char * hostSource = static_cast<const char *>(hostIn);
-  char *       hostDestination = static_cast<char *>(hostOut);
-  char *       deviceBuffer = static_cast<char *>(device);
-  bool         completed = true;
+  bool completed = false;
   try
   {
-    for (size_t k = 0; k < chunks; ++k)
-    {
-      const unsigned int s = static_cast<unsigned int>(k % count);
-      if (k >= count)
-      {
-        // The chunk k - count used this stream: once it has landed, report.
-        CUDA_CHECK(cudaEventSynchronize(landed[s].Get()));
-        if (!progress(static_cast<double>(k - count + 1) / static_cast<double>(chunks)))
-        {
-          completed = false;
-          break;
-        }
-      }
-      if (!used[s])
-      {
-        CUDA_CHECK(cudaStreamWaitEvent(streams[s], start.Get(), 0));
-        used[s] = true;
-      }
-      const size_t offset = k * chunk;
-      const size_t length = std::min(chunk, bytes - offset);
-      CUDA_CHECK(
-        cudaMemcpyAsync(deviceBuffer + offset, hostSource + offset, length, cudaMemcpyHostToDevice, streams[s]));
-      compute(deviceBuffer + offset, length / pixelBytes, streams[s]);
-      CUDA_CHECK(
-        cudaMemcpyAsync(hostDestination + offset, deviceBuffer + offset, length, cudaMemcpyDeviceToHost, streams[s]));
-      CUDA_CHECK(cudaEventRecord(landed[s].Get(), streams[s]));
-    }
-    joinStreams();
-    CUDA_CHECK(cudaStreamSynchronize(stream));
+    completed = CudaStreamedTransform(
+      hosts,
+      hostOut,
+      deviceOut,
+      outputPixelBytes,
+      pixels,
+      stream,
+      compute,
+      [&filter](double done) {
+        filter.UpdateProgress(static_cast<float>(done));
+        return !filter.GetAbortGenerateData();
+      },
+      settings);
   }
   catch (...)
   {
-    joinStreams();
-    cudaStreamSynchronize(stream); // no copy touches the buffers after this
-    cudaGetLastError();
+    keepHostCopy();
     throw;
   }
-  return completed;
+  if (!completed)
+  {
+    keepHostCopy();
+    ProcessAborted aborted(__FILE__, __LINE__);
+    aborted.SetDescription(std::string(filter.GetNameOfClass()) + ": the update was aborted between chunks");
+    throw aborted;
+  }
+  output.SetBothBuffersCurrentByProducer();
+  for (const auto & input : hosts)
+  {
+    output.RecordTransfers(pixels * input.PixelBytes, 0);
+  }
+  output.RecordTransfers(0, pixels * outputPixelBytes);
+  return true;
 }
 } // namespace itk

@@ -17,16 +17,20 @@
  *=========================================================================*/
 #include "itkCommand.h"
 #include "itkCudaAbsImageFilter.h"
+#include "itkCudaAddImageFilter.h"
 #include "itkCudaHostMemoryPool.h"
 #include "itkCudaSquareImageFilter.h"
 #include "itkCudaStreamedTransform.h"
+#include "itkCudaTestFunctors.h"
 #include "itkCudaTestUtilities.h"
+#include "itkUnaryGeneratorImageFilter.h"
 
 #include <cmath>
 #include <vector>
 
 // Host-resident inputs streamed through the device in chunks by the
-// element-wise filters (CudaElementwiseImageFilter, CudaStreamedTransform):
+// element-wise filters (CudaElementwiseImageFilter,
+// CudaBinaryFunctorImageFilter, CudaStreamedTransform):
 // the pixels, the copies counted, the flags, per-chunk progress, abort
 // between chunks and an error mid-stream. On the GPU.
 namespace
@@ -203,6 +207,176 @@ TEST(CudaStreamedTransform, AnAbortBetweenChunksLeavesTheHostCopyCurrent)
   }
   EXPECT_GT(done, 0u);
   EXPECT_LT(log.Values.back(), 1.0f);
+}
+
+/** Host pixels and device pixels of `image`, each equal to `expected`. */
+template <typename TImage>
+void
+ExpectBothCopies(const TImage * image, const std::vector<typename TImage::PixelType> & expected)
+{
+  const auto manager = image->GetCudaDataManager();
+  EXPECT_FALSE(manager->IsCPUBufferDirty()) << "the host copy is current";
+  EXPECT_FALSE(manager->IsGPUBufferDirty()) << "and so is the device copy";
+  const auto * host = image->GetBufferPointer();
+  EXPECT_EQ((std::vector<typename TImage::PixelType>(host, host + expected.size())), expected);
+  EXPECT_EQ(itk::CudaTest::DeviceCopy(image), expected);
+}
+
+/** short in, float out: a filter whose output pixels are wider. */
+using ShortImageType = itk::CudaImage<short, 3>;
+class CudaWidenImageFilter
+  : public itk::CudaUnaryFunctorImageFilter<ShortImageType,
+                                            ImageType,
+                                            itk::CudaTest::WidenAndScale,
+                                            itk::UnaryGeneratorImageFilter<ShortImageType, ImageType>>
+{
+public:
+  using Self = CudaWidenImageFilter;
+  using Pointer = itk::SmartPointer<Self>;
+  itkNewMacro(Self);
+
+protected:
+  CudaWidenImageFilter()
+  {
+    const itk::CudaTest::WidenAndScale functor{ 0.5f };
+    this->SetCudaFunctor(functor);
+    this->SetFunctor(functor);
+  }
+};
+
+TEST(CudaStreamedTransform, StreamsIntoWiderOutputPixels)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  const AlwaysPinned pinned;
+  auto               input = ShortImageType::New();
+  input->SetRegions(ShortImageType::SizeType{ { 64, 64, 160 } });
+  input->Allocate();
+  const size_t       count = input->GetBufferedRegion().GetNumberOfPixels();
+  std::vector<float> expected(count);
+  const auto         fill = [&](int offset) {
+    for (size_t i = 0; i < count; ++i)
+    {
+      const auto value = static_cast<short>(static_cast<int>(i % 60001) - 30000 + offset);
+      input->GetBufferPointer()[i] = value;
+      expected[i] = static_cast<float>(value) * 0.5f;
+    }
+    input->Modified();
+  };
+  fill(0);
+  auto widen = CudaWidenImageFilter::New();
+  widen->SetTransferChunkBytes(Chunk); // 1 MiB of floats: 3 chunks
+  widen->SetInput(input);
+  widen->Update(); // whole copies: the output has no host buffer yet
+  EXPECT_EQ(HostPixels(widen->GetOutput()), expected);
+  fill(7);
+  widen->GetOutput()->GetCudaDataManager()->ResetTransferStatistics();
+  ProgressLog log;
+  ObserveProgress(widen, log);
+  widen->Update();
+  const auto statistics = widen->GetOutput()->GetCudaDataManager()->GetTransferStatistics();
+  EXPECT_EQ(statistics.HostToDeviceBytes, count * sizeof(short)) << "streamed: counted on the output";
+  EXPECT_EQ(statistics.DeviceToHostBytes, count * sizeof(float));
+  ExpectBothCopies(widen->GetOutput(), expected);
+  EXPECT_GT(log.Values.size(), 2u) << "progress per chunk";
+  EXPECT_TRUE(input->GetCudaDataManager()->IsGPUBufferDirty()) << "the input's device copy is left as it was";
+}
+
+TEST(CudaStreamedTransform, AddsHostImagesChunkByChunk)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  const AlwaysPinned pinned;
+  std::vector<float> first;
+  std::vector<float> second;
+  auto               input1 = HostImage(first);
+  auto               input2 = HostImage(second);
+  for (size_t i = 0; i < second.size(); ++i)
+  {
+    second[i] = static_cast<float>(i % 977) * 0.25f;
+  }
+  std::copy(second.begin(), second.end(), input2->GetBufferPointer());
+  const auto sum = [](const std::vector<float> & a, const std::vector<float> & b) {
+    std::vector<float> result(a.size());
+    std::transform(a.begin(), a.end(), b.begin(), result.begin(), std::plus<float>());
+    return result;
+  };
+  auto add = itk::CudaAddImageFilter<ImageType>::New();
+  add->SetTransferChunkBytes(Chunk);
+  add->SetInput1(input1);
+  add->SetInput2(input2);
+  add->Update(); // whole copies: the output has no host buffer yet
+  EXPECT_EQ(HostPixels(add->GetOutput()), sum(first, second));
+
+  // Both inputs written on the host again: streamed.
+  for (auto * image : { input1.GetPointer(), input2.GetPointer() })
+  {
+    image->GetBufferPointer()[5] = 1000.0f;
+    image->Modified();
+  }
+  first[5] = second[5] = 1000.0f;
+  const auto manager = add->GetOutput()->GetCudaDataManager();
+  manager->ResetTransferStatistics();
+  add->Update();
+  auto statistics = manager->GetTransferStatistics();
+  EXPECT_EQ(statistics.HostToDeviceCount, 2u) << "one upload per input, counted on the output";
+  EXPECT_EQ(statistics.DeviceToHostCount, 1u);
+  ExpectBothCopies(add->GetOutput(), sum(first, second));
+  EXPECT_TRUE(input1->GetCudaDataManager()->IsGPUBufferDirty()) << "the inputs' device copies are left as they were";
+
+  // An image and a constant.
+  add->SetConstant2(-2.5f);
+  manager->ResetTransferStatistics();
+  add->Update();
+  statistics = manager->GetTransferStatistics();
+  EXPECT_EQ(statistics.HostToDeviceCount, 1u);
+  ExpectBothCopies(add->GetOutput(), sum(first, std::vector<float>(first.size(), -2.5f)));
+
+  // In place on the first input's pinned buffer, from the first update.
+  auto inPlace = itk::CudaAddImageFilter<ImageType>::New();
+  inPlace->InPlaceOn();
+  inPlace->SetTransferChunkBytes(Chunk);
+  inPlace->SetInput1(input1);
+  inPlace->SetInput2(input2);
+  const float * buffer = input1->GetBufferPointer();
+  input1 = nullptr;
+  ProgressLog log;
+  ObserveProgress(inPlace, log);
+  inPlace->Update();
+  EXPECT_EQ(inPlace->GetOutput()->GetBufferPointer(), buffer) << "the first input's buffer";
+  ExpectBothCopies(inPlace->GetOutput(), sum(first, second));
+  EXPECT_GT(log.Values.size(), 2u) << "progress per chunk";
+  EXPECT_EQ(HostPixels(input2.GetPointer()), second) << "the second input is untouched";
+}
+
+TEST(CudaStreamedTransform, AnAbortOfABinaryFilterLeavesTheHostCopyCurrent)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  const AlwaysPinned pinned;
+  std::vector<float> first;
+  std::vector<float> second;
+  auto               input1 = HostImage(first);
+  auto               input2 = HostImage(second);
+  auto               add = itk::CudaAddImageFilter<ImageType>::New();
+  add->InPlaceOn();
+  add->SetTransferChunkBytes(Chunk / 4);
+  add->SetTransferStreams(2);
+  add->SetInput1(input1);
+  add->SetInput2(input2);
+  ProgressLog log;
+  log.AbortAt = 0.3f;
+  ObserveProgress(add, log);
+  EXPECT_THROW(add->Update(), itk::ProcessAborted);
+  const auto manager = input1->GetCudaDataManager();
+  EXPECT_FALSE(manager->IsCPUBufferDirty());
+  EXPECT_TRUE(manager->IsGPUBufferDirty());
+  const std::vector<float> now = HostPixels(input1.GetPointer());
+  size_t                   done = 0;
+  for (size_t i = 0; i < first.size(); ++i)
+  {
+    ASSERT_TRUE(now[i] == first[i] || now[i] == first[i] + second[i]) << i;
+    done += now[i] != first[i];
+  }
+  EXPECT_GT(done, 0u);
+  EXPECT_LT(done, first.size());
 }
 
 /** Fails its third chunk, as a kernel launch failure would. */

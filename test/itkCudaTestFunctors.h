@@ -38,6 +38,17 @@ struct ScaleAndShift
     return pixel * Scale + Shift;
   }
 };
+
+/** short to float pixels: an output wider than the input. */
+struct WidenAndScale
+{
+  float Scale{ 1.0f };
+  __host__ __device__ float
+  operator()(short pixel) const
+  {
+    return static_cast<float>(pixel) * Scale;
+  }
+};
 } // namespace CudaTest
 } // namespace itk
 

@@ -95,3 +95,4 @@ LaunchWithInvalidConfiguration()
 #include "itkCudaFunctorKernels.cuh"
 #include "itkCudaTestFunctors.h"
 ITK_CUDA_INSTANTIATE_UNARY_FUNCTOR(itk::CudaTest::ScaleAndShift, float, float);
+ITK_CUDA_INSTANTIATE_UNARY_FUNCTOR(itk::CudaTest::WidenAndScale, short, float);
