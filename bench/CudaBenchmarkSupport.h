@@ -434,14 +434,7 @@ public:
     milliseconds.reserve(repeats);
     for (unsigned int run = 0; run < warmUps + repeats; ++run)
     {
-      setup();
-      CUDA_CHECK(cudaMemsetAsync(m_Flush.get(), static_cast<int>(run & 0xff), m_FlushBytes, nullptr));
-      CUDA_CHECK(cudaEventRecord(m_Start.Get(), nullptr));
-      launch();
-      CUDA_CHECK(cudaEventRecord(m_Stop.Get(), nullptr));
-      CUDA_CHECK(cudaEventSynchronize(m_Stop.Get()));
-      float elapsed = 0.0f;
-      CUDA_CHECK(cudaEventElapsedTime(&elapsed, m_Start.Get(), m_Stop.Get()));
+      const double elapsed = this->TimeOnce(run, setup, launch);
       if (run >= warmUps)
       {
         milliseconds.push_back(elapsed);
@@ -450,7 +443,49 @@ public:
     return Summarize(std::move(milliseconds));
   }
 
+  /** Two measurements taken in turns, run by run (a reference such as the
+   * device-to-device copy and the kernel compared with it), so that the
+   * device's state drifting during the measurement moves both alike. */
+  template <typename TSetupA, typename TLaunchA, typename TSetupB, typename TLaunchB>
+  std::pair<Samples, Samples>
+  TimeInTurns(unsigned int warmUps,
+              unsigned int repeats,
+              TSetupA &&   setupA,
+              TLaunchA &&  launchA,
+              TSetupB &&   setupB,
+              TLaunchB &&  launchB)
+  {
+    std::vector<double> a;
+    std::vector<double> b;
+    for (unsigned int run = 0; run < warmUps + repeats; ++run)
+    {
+      const double first = this->TimeOnce(run, setupA, launchA);
+      const double second = this->TimeOnce(run, setupB, launchB);
+      if (run >= warmUps)
+      {
+        a.push_back(first);
+        b.push_back(second);
+      }
+    }
+    return { Summarize(std::move(a)), Summarize(std::move(b)) };
+  }
+
 private:
+  template <typename TSetup, typename TLaunch>
+  double
+  TimeOnce(unsigned int run, TSetup && setup, TLaunch && launch)
+  {
+    setup();
+    CUDA_CHECK(cudaMemsetAsync(m_Flush.get(), static_cast<int>(run & 0xff), m_FlushBytes, nullptr));
+    CUDA_CHECK(cudaEventRecord(m_Start.Get(), nullptr));
+    launch();
+    CUDA_CHECK(cudaEventRecord(m_Stop.Get(), nullptr));
+    CUDA_CHECK(cudaEventSynchronize(m_Stop.Get()));
+    float elapsed = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&elapsed, m_Start.Get(), m_Stop.Get()));
+    return elapsed;
+  }
+
   CudaEvent    m_Start;
   CudaEvent    m_Stop;
   DeviceMemory m_Flush;
