@@ -45,6 +45,20 @@ CheckKernel(TLaunch && launch, T * out, const std::vector<T> & expected, const s
   CUDA_CHECK(cudaDeviceSynchronize());
   CheckDeviceBuffer(out, expected.data(), expected.size(), what);
 }
+
+/** Update() of `filter`, then the host pointer of its output, which brings a
+ * result computed on the GPU down (or finds it there). */
+template <typename TFilter>
+void
+UpdateAndReadOnHost(TFilter * filter)
+{
+  filter->Update();
+  using OutputImageType = typename TFilter::OutputImageType;
+  if (static_cast<const OutputImageType *>(filter->GetOutput())->GetBufferPointer() == nullptr)
+  {
+    itkGenericExceptionMacro(<< filter->GetNameOfClass() << " produced no host buffer");
+  }
+}
 } // namespace
 
 /** The square kernel's launchers on N^3 pixels of type T, out of place in 3-D
@@ -197,13 +211,7 @@ MeasurePageableEndToEnd(Results & results, unsigned long n, const Options & opti
       options.repeats,
       true,
       [&] { input->Modified(); },
-      [&] {
-        filter->Update();
-        if (static_cast<const CudaImageType *>(filter->GetOutput())->GetBufferPointer() == nullptr)
-        {
-          itkGenericExceptionMacro("CudaSquareImageFilter produced no host buffer");
-        }
-      },
+      [&] { UpdateAndReadOnHost(filter.GetPointer()); },
       [] {});
     const bool pinned =
       itk::CudaIsPinnedHostMemory(input->GetBufferPointer()) ||
@@ -281,13 +289,7 @@ MeasureAddEndToEnd(Results & results, unsigned long n, const Options & options)
           first->Modified();
           second->Modified();
         },
-        [&] {
-          filter->Update();
-          if (static_cast<const CudaImageType *>(filter->GetOutput())->GetBufferPointer() == nullptr)
-          {
-            itkGenericExceptionMacro("CudaAddImageFilter produced no host buffer");
-          }
-        },
+        [&] { UpdateAndReadOnHost(filter.GetPointer()); },
         [&] { streamedRuns += filter->GetOutput()->GetCudaDataManager()->GetTransferStatistics().HostToDeviceCount > 0; });
     };
     const Samples streamed = timeRuns();
@@ -374,13 +376,7 @@ MeasureEndToEnd(Results & results, unsigned long n, const Options & options, boo
       // As after a CPU write: the next GPU read uploads the input.
       input->Modified();
     },
-    [&] {
-      filter->Update();
-      if (static_cast<const CudaImageType *>(filter->GetOutput())->GetBufferPointer() == nullptr)
-      {
-        itkGenericExceptionMacro("CudaSquareImageFilter produced no host buffer");
-      }
-    },
+    [&] { UpdateAndReadOnHost(filter.GetPointer()); },
     [&] {
       const auto in = input->GetCudaDataManager()->GetTransferStatistics();
       const auto out = outputManager()->GetTransferStatistics();
@@ -411,13 +407,7 @@ MeasureEndToEnd(Results & results, unsigned long n, const Options & options, boo
     options.repeats,
     true,
     [&] { input->Modified(); },
-    [&] {
-      filter->Update();
-      if (static_cast<const CudaImageType *>(filter->GetOutput())->GetBufferPointer() == nullptr)
-      {
-        itkGenericExceptionMacro("CudaSquareImageFilter produced no host buffer");
-      }
-    },
+    [&] { UpdateAndReadOnHost(filter.GetPointer()); },
     [] {});
   results.Add({ "CudaSquareImageFilter Update + host read, whole copies (TransferChunkBytes 0)",
                 n,

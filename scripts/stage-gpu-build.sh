@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the suite for sm_90 into build-gpu/ and makes it self-contained for a
 # GPU host without ITK: the ITK runtime libraries go to build-gpu/runtime and
-# object files are dropped, so the tree fits the device tool's carry limit.
+# object files move to build-gpu-objects/ (restored by the next run, which is
+# then incremental), so the tree fits the device tool's carry limit.
 # The Python package is built as the wheel builds it (against ITK 5.4.7 from
 # its source, scripts/build-itk.sh) for that host's Python (GPU_PYTHON,
 # default pyenv's 3.12, the ABI of the H200 machines' python3), in
@@ -20,7 +21,12 @@ for argument in "$@"; do
   esac
 done
 python=${GPU_PYTHON:-$(ls -d /root/.pyenv/versions/3.12.*/bin/python3 | tail -n 1)}
+objects=${build}-objects  # the object files, kept out of the carried tree for the next incremental build
 if [[ -z $python_only ]]; then
+if [[ -d $objects ]]; then
+  tar -C "$objects" -cf - . | tar -C "$build" -xf -  # mtimes kept: ninja sees them up to date
+  rm -rf "$objects"
+fi
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DCudaCommon_WRAP_PYTHON=OFF >/dev/null
 rm -rf "$build/wrapping"  # the Python package is built below, against ITK 5.4.7
 ninja -C "$build"
@@ -29,7 +35,8 @@ rm -rf "$build/runtime"  # never keep a stale copy of our own library there
 "$bundle" "$build/runtime" "$build/test/CudaCommonGTests" "$build/examples/CudaCommonDemo" \
   "$build/bench/CudaCommonBenchmark" "$build"/src/libCudaCommon.so
 rm -f "$build"/runtime/libCudaCommon.so*  # the build's own copy is used (LD_LIBRARY_PATH)
-find "$build" -name '*.o' -delete
+mkdir -p "$objects"
+(cd "$build" && find . -name '*.o' -print0 | tar --null -cf - -T - --remove-files) | tar -C "$objects" -xf -
 fi
 
 # The Python package, and the wheels it runs with, for the GPU host's Python.
