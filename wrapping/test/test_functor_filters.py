@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import itk_cudacommon as icc
+from conftest import make_image
 from test_filters import ITK_TYPES, SCALARS, random_image
 
 
@@ -112,9 +113,14 @@ def test_add_vector_images(components, dimension, gpu_enabled):
     shape = (3, 5, 7)[:dimension] + (components,)
     a = rng.uniform(-100, 100, size=shape).astype(np.float32)
     b = rng.uniform(-100, 100, size=shape).astype(np.float32)
-    first = icc.cuda_image_from_image(itk.image_from_array(a, is_vector=True))
-    second = icc.cuda_image_from_image(itk.image_from_array(b, is_vector=True))
-    assert type(first) is itk.CudaImage[itk.Vector[itk.F, components], dimension]
+
+    def vector_image(values):
+        image = make_image(itk.Vector[itk.F, components], dimension, values.shape[-2::-1])
+        np.asarray(image)[...] = values  # a writable view of the host buffer
+        return image
+
+    first = vector_image(a)
+    second = vector_image(b)
     add = itk.CudaAddImageFilter[type(first)].New(first, second, GPUEnabled=gpu_enabled)
     add.Update()
     result = np.asarray(add.GetOutput())
