@@ -101,67 +101,83 @@ PackHead(const T * pointer)
   return (packBytes - reinterpret_cast<uintptr_t>(pointer) % packBytes) % packBytes / sizeof(T);
 }
 
-/** The pixel index of the thread's scalar work ([0, head), then the tail
- * after the last whole pack), or false when it has none. */
-__device__ __forceinline__ bool
-ScalarIndex(size_t thread, size_t count, size_t head, size_t bodyEnd, size_t * index)
+/** The work of one launch of a pack kernel: pixels [0, Count), of which
+ * Head come before the first aligned pack, then Packs whole packs, then the
+ * tail; this launch takes packs [FirstPack, FirstPack + PackCount) and, when
+ * it holds the last of them, the Head and tail pixels. */
+struct PackLaunch
 {
-  if (thread >= head + (count - bodyEnd))
+  size_t Count;
+  size_t Head;
+  size_t Packs;
+  size_t FirstPack;
+  size_t PackCount;
+};
+
+/** Thread `thread` of a launch: true with the index of its pack (relative to
+ * the first aligned pixel), or false with `*scalar` the index of its single
+ * pixel (head or tail), or false with `*scalar` = Count when it has no work. */
+template <unsigned int N>
+__device__ __forceinline__ bool
+PackOrScalar(const PackLaunch & launch, size_t thread, size_t * pack, size_t * scalar)
+{
+  if (thread < launch.PackCount)
   {
-    return false;
+    *pack = launch.FirstPack + thread;
+    return true;
   }
-  *index = thread < head ? thread : bodyEnd + (thread - head);
-  return true;
+  const size_t body = launch.Packs * N;
+  const size_t s = thread - launch.PackCount;
+  const bool   last = launch.FirstPack + launch.PackCount == launch.Packs;
+  *scalar = last && s < launch.Count - body ? (s < launch.Head ? s : body + s) : launch.Count;
+  return false;
 }
 
-// The aligned middle: one pack per thread, the grid covering every pack
-// (a loop only past 2^31 - 1 blocks). Measured on an H200 at 512^3 this
-// reaches the device-to-device copy's bandwidth, where a grid-stride loop of
-// a few waves with two packs in flight per thread stayed at 94 to 96 %
-// (docs/performance.md). Correct in place too: each thread reads only the
-// pixels it writes.
+// One pack per thread over a grid that covers every pack, no loop; the
+// threads past the packs take the few pixels before and after them. Measured
+// on an H200 at 512^3 this reaches the device-to-device copy's bandwidth,
+// where a grid-stride loop of a few waves with two packs in flight per thread
+// stayed at 94 to 96 % and, for bytes, the same kernel with a grid-stride
+// loop and the scalar pixels first at 96.6 % (docs/performance.md). Correct
+// in place too: each thread reads only the pixels it writes.
 template <unsigned int N, typename TInput, typename TOutput, typename TFunctor>
 __device__ __forceinline__ void
-UnaryPixels(size_t count, size_t head, size_t packs, const TInput * in, TOutput * out, const TFunctor & functor)
+UnaryPixels(const PackLaunch & launch, const TInput * in, TOutput * out, const TFunctor & functor)
 {
-  const size_t thread = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const size_t stride = static_cast<size_t>(blockDim.x) * gridDim.x;
-  size_t       index = 0;
-  if (ScalarIndex(thread, count, head, head + packs * N, &index))
+  size_t pack = 0;
+  size_t scalar = 0;
+  if (PackOrScalar<N>(launch, static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x, &pack, &scalar))
   {
-    out[index] = static_cast<TOutput>(functor(in[index]));
-  }
-  using InPack = Pack<TInput, N>;
-  using OutPack = Pack<TOutput, N>;
-  const auto * packIn = reinterpret_cast<const InPack *>(in + head);
-  auto *       packOut = reinterpret_cast<OutPack *>(out + head);
-  for (size_t v = thread; v < packs; v += stride)
-  {
-    const InPack source = packIn[v];
+    using InPack = Pack<TInput, N>;
+    using OutPack = Pack<TOutput, N>;
+    const InPack source = reinterpret_cast<const InPack *>(in + launch.Head)[pack];
     OutPack      result;
 #pragma unroll
     for (unsigned int k = 0; k < N; ++k)
     {
       result.Value[k] = static_cast<TOutput>(functor(source.Value[k]));
     }
-    packOut[v] = result;
+    reinterpret_cast<OutPack *>(out + launch.Head)[pack] = result;
+  }
+  else if (scalar < launch.Count)
+  {
+    out[scalar] = static_cast<TOutput>(functor(in[scalar]));
   }
 }
 
 template <unsigned int N, typename TInput, typename TOutput, typename TFunctor>
 __global__ void
-UnaryKernel(size_t count, size_t head, size_t packs, const TInput * __restrict__ in, TOutput * __restrict__ out,
-            TFunctor functor)
+UnaryKernel(PackLaunch launch, const TInput * __restrict__ in, TOutput * __restrict__ out, TFunctor functor)
 {
-  UnaryPixels<N>(count, head, packs, in, out, functor);
+  UnaryPixels<N>(launch, in, out, functor);
 }
 
 // In place: `in` and `out` are the same memory, so no __restrict__.
 template <unsigned int N, typename TInput, typename TOutput, typename TFunctor>
 __global__ void
-UnaryInPlaceKernel(size_t count, size_t head, size_t packs, const TInput * in, TOutput * out, TFunctor functor)
+UnaryInPlaceKernel(PackLaunch launch, const TInput * in, TOutput * out, TFunctor functor)
 {
-  UnaryPixels<N>(count, head, packs, in, out, functor);
+  UnaryPixels<N>(launch, in, out, functor);
 }
 
 // One pixel per thread and iteration: pixels whose size is not a power of two.
@@ -178,66 +194,52 @@ UnaryScalarKernel(size_t count, const TInput * in, TOutput * out, TFunctor funct
 
 template <unsigned int N, typename TInput1, typename TInput2, typename TOutput, typename TFunctor>
 __device__ __forceinline__ void
-BinaryPixels(size_t          count,
-             size_t          head,
-             size_t          packs,
-             const TInput1 * in1,
-             const TInput2 * in2,
-             TOutput *       out,
-             const TFunctor & functor)
+BinaryPixels(const PackLaunch & launch,
+             const TInput1 *    in1,
+             const TInput2 *    in2,
+             TOutput *          out,
+             const TFunctor &   functor)
 {
-  const size_t thread = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const size_t stride = static_cast<size_t>(blockDim.x) * gridDim.x;
-  size_t       index = 0;
-  if (ScalarIndex(thread, count, head, head + packs * N, &index))
+  size_t pack = 0;
+  size_t scalar = 0;
+  if (PackOrScalar<N>(launch, static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x, &pack, &scalar))
   {
-    out[index] = static_cast<TOutput>(functor(in1[index], in2[index]));
-  }
-  using Pack1 = Pack<TInput1, N>;
-  using Pack2 = Pack<TInput2, N>;
-  using OutPack = Pack<TOutput, N>;
-  const auto * packIn1 = reinterpret_cast<const Pack1 *>(in1 + head);
-  const auto * packIn2 = reinterpret_cast<const Pack2 *>(in2 + head);
-  auto *       packOut = reinterpret_cast<OutPack *>(out + head);
-  for (size_t v = thread; v < packs; v += stride)
-  {
-    const Pack1 first = packIn1[v];
-    const Pack2 second = packIn2[v];
+    using Pack1 = Pack<TInput1, N>;
+    using Pack2 = Pack<TInput2, N>;
+    using OutPack = Pack<TOutput, N>;
+    const Pack1 first = reinterpret_cast<const Pack1 *>(in1 + launch.Head)[pack];
+    const Pack2 second = reinterpret_cast<const Pack2 *>(in2 + launch.Head)[pack];
     OutPack     result;
 #pragma unroll
     for (unsigned int k = 0; k < N; ++k)
     {
       result.Value[k] = static_cast<TOutput>(functor(first.Value[k], second.Value[k]));
     }
-    packOut[v] = result;
+    reinterpret_cast<OutPack *>(out + launch.Head)[pack] = result;
+  }
+  else if (scalar < launch.Count)
+  {
+    out[scalar] = static_cast<TOutput>(functor(in1[scalar], in2[scalar]));
   }
 }
 
 template <unsigned int N, typename TInput1, typename TInput2, typename TOutput, typename TFunctor>
 __global__ void
-BinaryKernel(size_t                     count,
-             size_t                     head,
-             size_t                     packs,
+BinaryKernel(PackLaunch                   launch,
              const TInput1 * __restrict__ in1,
              const TInput2 * __restrict__ in2,
              TOutput * __restrict__       out,
-             TFunctor                   functor)
+             TFunctor                     functor)
 {
-  BinaryPixels<N>(count, head, packs, in1, in2, out, functor);
+  BinaryPixels<N>(launch, in1, in2, out, functor);
 }
 
 // The output is the memory of one of the inputs (or both inputs are one).
 template <unsigned int N, typename TInput1, typename TInput2, typename TOutput, typename TFunctor>
 __global__ void
-BinaryAliasedKernel(size_t          count,
-                    size_t          head,
-                    size_t          packs,
-                    const TInput1 * in1,
-                    const TInput2 * in2,
-                    TOutput *       out,
-                    TFunctor        functor)
+BinaryAliasedKernel(PackLaunch launch, const TInput1 * in1, const TInput2 * in2, TOutput * out, TFunctor functor)
 {
-  BinaryPixels<N>(count, head, packs, in1, in2, out, functor);
+  BinaryPixels<N>(launch, in1, in2, out, functor);
 }
 
 template <typename TInput1, typename TInput2, typename TOutput, typename TFunctor>
@@ -324,6 +326,27 @@ BlocksForEveryElement(size_t elements)
   return static_cast<unsigned int>(std::min<size_t>(std::max<size_t>(blocks, 1), 0x7fffffff));
 }
 
+/** Call `launch(work, blocks)` for each launch of a pack kernel over `count`
+ * pixels whose first aligned pack starts at pixel `head`: one launch, but
+ * past 2^31 - 1 blocks of packs (8 TiB of bytes) as many as it takes. */
+template <unsigned int N, typename TLaunch>
+void
+ForEachPackLaunch(size_t count, size_t head, TLaunch && launch)
+{
+  const size_t start = std::min(count, head);
+  const size_t packs = (count - start) / N;
+  const size_t scalars = count - packs * N;
+  const size_t maximumPacks = size_t{ 0x7fffffff } * BlockSize - scalars;
+  size_t       first = 0;
+  do
+  {
+    const size_t packCount = std::min(packs - first, maximumPacks);
+    const size_t threads = packCount + (first + packCount == packs ? scalars : 0);
+    launch(PackLaunch{ count, start, packs, first, packCount }, BlocksForEveryElement(threads));
+    first += packCount;
+  } while (first < packs);
+}
+
 /** Launch the unary kernel with packs of N pixels when `in` and `out` are
  * aligned for them at the same element, else with half as many. */
 template <unsigned int N, typename TInput, typename TOutput, typename TFunctor>
@@ -338,17 +361,17 @@ LaunchUnary(size_t count, const TInput * in, TOutput * out, const TFunctor & fun
       LaunchUnary<N / 2>(count, in, out, functor, stream);
       return;
     }
-    const size_t       start = std::min(count, head);
-    const size_t       packs = (count - start) / N;
-    const unsigned int blocks = BlocksForEveryElement(packs);
-    if (static_cast<const void *>(in) == static_cast<const void *>(out))
-    {
-      UnaryInPlaceKernel<N><<<blocks, BlockSize, 0, stream>>>(count, start, packs, in, out, functor);
-    }
-    else
-    {
-      UnaryKernel<N><<<blocks, BlockSize, 0, stream>>>(count, start, packs, in, out, functor);
-    }
+    const bool inPlace = static_cast<const void *>(in) == static_cast<const void *>(out);
+    ForEachPackLaunch<N>(count, head, [&](const PackLaunch & launch, unsigned int blocks) {
+      if (inPlace)
+      {
+        UnaryInPlaceKernel<N><<<blocks, BlockSize, 0, stream>>>(launch, in, out, functor);
+      }
+      else
+      {
+        UnaryKernel<N><<<blocks, BlockSize, 0, stream>>>(launch, in, out, functor);
+      }
+    });
   }
   else
   {
@@ -373,18 +396,18 @@ LaunchBinary(size_t           count,
       LaunchBinary<N / 2>(count, in1, in2, out, functor, stream);
       return;
     }
-    const size_t       start = std::min(count, head);
-    const size_t       packs = (count - start) / N;
-    const unsigned int blocks = BlocksForEveryElement(packs);
-    const void *       output = out;
-    if (output == static_cast<const void *>(in1) || output == static_cast<const void *>(in2))
-    {
-      BinaryAliasedKernel<N><<<blocks, BlockSize, 0, stream>>>(count, start, packs, in1, in2, out, functor);
-    }
-    else
-    {
-      BinaryKernel<N><<<blocks, BlockSize, 0, stream>>>(count, start, packs, in1, in2, out, functor);
-    }
+    const void * output = out;
+    const bool   aliased = output == static_cast<const void *>(in1) || output == static_cast<const void *>(in2);
+    ForEachPackLaunch<N>(count, head, [&](const PackLaunch & launch, unsigned int blocks) {
+      if (aliased)
+      {
+        BinaryAliasedKernel<N><<<blocks, BlockSize, 0, stream>>>(launch, in1, in2, out, functor);
+      }
+      else
+      {
+        BinaryKernel<N><<<blocks, BlockSize, 0, stream>>>(launch, in1, in2, out, functor);
+      }
+    });
   }
   else
   {
