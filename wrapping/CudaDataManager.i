@@ -1,0 +1,26 @@
+// Python additions to itk::CudaDataManager (WrapITK: included into the
+// itkCudaDataManager submodule through ITK_WRAP_PYTHON_SWIG_EXT).
+%{
+#include <memory>
+%}
+
+%extend itkCudaDataManager {
+  // Make `pointer`, device memory of `bytes` bytes that the Python object
+  // `owner` keeps valid, the current GPU copy: the CPU copy becomes stale and
+  // `owner` is kept alive for as long as any manager shares this buffer
+  // (the reference is dropped with the GIL held).
+  void _AdoptGPUBuffer(unsigned long long pointer, unsigned long long bytes, PyObject * owner)
+  {
+    Py_INCREF(owner);
+    std::shared_ptr<const void> hold(owner, [](const void * object) {
+      const PyGILState_STATE state = PyGILState_Ensure();
+      Py_DECREF(static_cast<PyObject *>(const_cast<void *>(object)));
+      PyGILState_Release(state);
+    });
+    self->SetBufferSize(static_cast<size_t>(bytes));
+    self->SetCPUBufferPointer(nullptr);
+    self->SetGPUBufferPointer(reinterpret_cast<void *>(static_cast<uintptr_t>(pointer)), std::move(hold));
+    self->SetCPUDirtyFlag(true);
+    self->SetGPUDirtyFlag(false);
+  }
+}
