@@ -21,6 +21,15 @@
 #            ITK module (scripts/test-itk-module.sh): ITKCommon,
 #            ITKImageIntensity, ITKSmoothing, ITKIOImageBase, ITKIOMeta and
 #            ITKGoogleTest on the system's GoogleTest (207 s cold here).
+#            wrapped: the ITK build tree CudaCommon's Python wrapping (WrapITK)
+#            builds against, configured as ITK's PyPI wheels 5.4.x are
+#            (ITKPythonPackage's wheel options: the python profile's ABI
+#            settings, TBB, ITK_WRAP_PYTHON with unsigned short, double and
+#            complex double, dimensions 2-4, the abi3 limited API) with
+#            castxml and SWIG from the system (Debian's castxml, PyPI's SWIG
+#            4.3) and ITK_FORBID_DOWNLOADS. Only the static libraries and
+#            ITKCommon's SWIG interface are built, never ITK's own Python
+#            modules (users get those from the itk-core wheel).
 # --module   enable one more ITK module (repeatable).
 #
 # The tree is kept under ${CUDACOMMON_ITK_CACHE:-$HOME/.cache/cudacommon-itk},
@@ -49,8 +58,13 @@ case $profile in
     # An ITK build tree for CudaCommon as an ITK module (issue 15): shared
     # libraries, what the module and its tests need, system GoogleTest.
     modules+=(ITKImageIntensity ITKSmoothing ITKIOImageBase ITKIOMeta ITKGoogleTest) ;;
+  wrapped)
+    # ITKCommon's wrapping wraps itk::MeshRegion (ITKMesh); ITKImageIntensity
+    # is a C++ dependency of CudaCommon (its filters' CPU parents), configured
+    # but not wrapped here (CudaCommon's wrapping imports ITKCommon's alone).
+    modules+=(ITKMesh ITKImageIntensity) ;;
   *)
-    echo "build-itk.sh: unknown profile '$profile' (known: python, module)" >&2
+    echo "build-itk.sh: unknown profile '$profile' (known: python, module, wrapped)" >&2
     exit 2 ;;
 esac
 
@@ -72,6 +86,26 @@ options=(
 )
 if [[ $profile == module ]]; then
   options=("${options[@]/-DBUILD_SHARED_LIBS=OFF/-DBUILD_SHARED_LIBS=ON}" -DITK_USE_SYSTEM_GOOGLETEST=ON)
+fi
+if [[ $profile == wrapped ]]; then
+  swig=$(command -v swig || true)
+  # SWIG 4.2 or 4.3 (Debian's 4.1 may come first on the PATH): else PyPI's.
+  if [[ -z $swig ]] || ! "$swig" -version | grep -Eq 'SWIG Version 4\.[23]\.'; then
+    swig=$("${PYTHON:-python3}" -c 'import os, swig; print(os.path.join(os.path.dirname(swig.__file__), "data/bin/swig"))' \
+      2>/dev/null || true)
+  fi
+  castxml=$(command -v castxml || true)
+  if [[ -z $swig || -z $castxml ]]; then
+    echo "build-itk.sh: the wrapped profile needs castxml (Debian: castxml) and SWIG 4.2 or 4.3 (pip install 'swig>=4.2,<4.4') on the PATH" >&2
+    exit 2
+  fi
+  options=("${options[@]/-DModule_ITKTBB=OFF/-DModule_ITKTBB=ON}"
+    -DITK_WRAP_PYTHON=ON -DITK_USE_SYSTEM_SWIG=ON "-DSWIG_EXECUTABLE=$swig" -DITK_USE_SYSTEM_CASTXML=ON
+    "-DCASTXML_EXECUTABLE=$castxml" -DITK_FORBID_DOWNLOADS=ON -DITK_WRAP_unsigned_short=ON -DITK_WRAP_double=ON
+    -DITK_WRAP_complex_double=ON "-DITK_WRAP_IMAGE_DIMS=2;3;4" "-DITK_WRAP_VECTOR_COMPONENTS=2;3;4"
+    -DITK_WRAP_DOC=OFF -DITK_USE_PYTHON_LIMITED_API=ON -DITK_WRAP_PYTHON_VERSION=3
+    "-DPython3_EXECUTABLE=${PYTHON:-$(command -v python3)}")
+  options=("${options[@]/-DITK_WRAP_PYTHON=OFF/}")
 fi
 for module in $(printf '%s\n' "${modules[@]}" | sort -u); do
   options+=("-DModule_$module=ON")
@@ -119,7 +153,15 @@ if [[ -f $source ]]; then
 fi
 echo "build-itk.sh: building ITK ($profile) from $source into $final/build" >&2
 cmake -S "$source_dir" -B "$final/build" -G Ninja "${options[@]}" >"$final/configure.log"
-nice ninja -C "$final/build" -j"${JOBS:-$(nproc)}" >"$final/build.log"
+if [[ $profile == wrapped ]]; then
+  # The static libraries and ITKCommon's castxml/igenerator outputs (the
+  # .mdx, .idx and .i files a module's wrapping imports); no SWIG wrapper of
+  # ITK is compiled.
+  targets=$(ninja -C "$final/build" -t targets all | sed -n 's/^\(lib[A-Za-z0-9_.-]*\.a\): .*/\1/p' | sort -u)
+  nice ninja -C "$final/build" -j"${JOBS:-$(nproc)}" $targets ITKCommonSwig >"$final/build.log"
+else
+  nice ninja -C "$final/build" -j"${JOBS:-$(nproc)}" >"$final/build.log"
+fi
 touch "$final/.complete"
 trap - EXIT
 echo "build-itk.sh: built in $(($(date +%s) - start)) s" >&2

@@ -54,6 +54,15 @@ if [ -f "$build/python.tar.xz" ]; then
   summary+=("pytest: $(tail -n 1 "$out/pytest.log")")
 fi
 
+# CudaCommon's WrapITK module in itk-core's itk package (stage-gpu-build.sh).
+if [ -f "$build/wrapitk.tar.xz" ]; then
+  wrapdir=$(mktemp -d)
+  tar -xJf "$build/wrapitk.tar.xz" -C "$wrapdir"
+  PYTHONPATH="$wrapdir" python3 -m pytest -q -rs -p no:cacheprovider "$root/wrapping/wrapitk-test" \
+    > "$out/pytest-wrapitk.log" 2>&1 || status=1
+  summary+=("pytest (WrapITK module): $(tail -n 1 "$out/pytest-wrapitk.log")")
+fi
+
 rc=0
 "$build/examples/CudaCommonDemo" --size 256 > "$out/demo.log" 2>&1 || rc=$?
 [ $rc -eq 0 ] || status=1

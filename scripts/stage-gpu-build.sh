@@ -67,6 +67,19 @@ find "$stage/itk" -name '_*Python.abi3.so' \
   ! -name '_ITKPyUtilsPython.abi3.so' -delete
 find "$stage" -name __pycache__ -prune -exec rm -rf {} +
 tar -C "$stage" -cf - . | xz -T0 -6 > "$build/python.tar.xz"
+# CudaCommon's WrapITK module (scripts/test-wrapitk.sh --build-only made
+# build-wrapitk/site, its itk package beside itk-core), pruned as above.
+if [[ -d build-wrapitk/site/itk ]]; then
+  wrapitk=$pybuild/wrapitk
+  rm -rf "$wrapitk" && mkdir -p "$wrapitk"
+  cp -rL build-wrapitk/site/. "$wrapitk/"
+  find "$wrapitk/itk" -name '_*Python.abi3.so' \
+    ! -name '_ITKCommonPython.abi3.so' ! -name '_ITKPyBasePython.abi3.so' \
+    ! -name '_ITKBridgeNumPyPython.abi3.so' ! -name '_ITKPyUtilsPython.abi3.so' \
+    ! -name '_CudaCommonPython.abi3.so' -delete
+  find "$wrapitk" -name __pycache__ -prune -exec rm -rf {} +
+  tar -C "$wrapitk" -cf - . | xz -T0 -6 > "$build/wrapitk.tar.xz"
+fi
 # The original's Python tests, which wrapping/test/test_original_suite.py runs.
 cp ../shared/deps/itkcudacommon-2.1.0.tar.xz "$build/"
 du -sh "$build" "$build/python.tar.xz"

@@ -4,7 +4,9 @@
 #   1. external: ITKModuleExternal against an ITK build tree
 #      (scripts/build-itk.sh --profile module, cached), then its CTest suite;
 #   2. in-tree: ITK's source with Modules/Remote/CudaCommon (this checkout)
-#      and Module_CudaCommon=ON, built with ITK.
+#      and Module_CudaCommon=ON, built with ITK;
+#   3. in-tree-wrapped: the same with ITK_WRAP_PYTHON=ON, configured and its
+#      WrapITK steps planned (scripts/test-wrapitk.sh builds and tests them).
 # On each route examples/consumer is configured with CONSUMER_ITK_MODULE=ON
 # (find_package(ITK COMPONENTS CudaCommon) against that build tree), built and
 # run; it checks its pixels, on the CPU without a GPU.
@@ -26,7 +28,7 @@ while (($#)); do
     *) echo "test-itk-module: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-((${#routes[@]})) || routes=(external in-tree)
+((${#routes[@]})) || routes=(external in-tree in-tree-wrapped)
 if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
   export PATH=/usr/local/cuda/bin:$PATH
 fi
@@ -92,7 +94,42 @@ for route in "${routes[@]}"; do
       nice ninja -C "$tree/build" -j"$jobs" >"$work/in-tree-build.log"
       consumer in-tree "$tree/build"
       ;;
-    *) echo "test-itk-module: unknown route $route (external, in-tree)" >&2; exit 2 ;;
+    in-tree-wrapped)
+      # ITK's source with Modules/Remote/CudaCommon and ITK_WRAP_PYTHON=ON
+      # (castxml and SWIG from the system, no downloads): configured and
+      # generated, the module's WrapITK targets planned (CudaCommonSwig, its
+      # castxml runs and its SWIG module); built by scripts/test-wrapitk.sh
+      # as an external module of the same kind of tree.
+      tree=$work/in-tree-wrapped
+      rm -rf "$tree"
+      mkdir -p "$tree/source"
+      tar -xf "$source" -C "$tree/source"
+      itk_source=$tree/source
+      if [[ ! -f $itk_source/CMakeLists.txt ]]; then
+        itk_source=$(find "$tree/source" -mindepth 1 -maxdepth 1 -type d)
+      fi
+      mkdir -p "$itk_source/Modules/Remote/CudaCommon"
+      git -C "$root" ls-files -z | (cd "$root" && xargs -0 cp --parents -t "$itk_source/Modules/Remote/CudaCommon")
+      cmake -S "$itk_source" -B "$tree/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_CUDA_ARCHITECTURES="$archs" -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTING=OFF -DBUILD_EXAMPLES=OFF \
+        -DITK_BUILD_DEFAULT_MODULES=OFF -DITKGroup_Core=OFF -DModule_ITKCommon=ON -DModule_ITKMesh=ON \
+        -DModule_CudaCommon=ON -DITK_FORBID_DOWNLOADS=ON -DITK_WRAP_PYTHON=ON -DITK_WRAP_DOC=OFF \
+        -DITK_USE_SYSTEM_SWIG=ON -DSWIG_EXECUTABLE="$(command -v swig)" -DITK_USE_SYSTEM_CASTXML=ON \
+        -DCASTXML_EXECUTABLE="$(command -v castxml)" -DPython3_EXECUTABLE="$(command -v "${PYTHON:-python3}")" \
+        >"$work/in-tree-wrapped-configure.log" 2>&1 || { tail -n 40 "$work/in-tree-wrapped-configure.log"; exit 1; }
+      plan=$(ninja -C "$tree/build" -n CudaCommonSwig CudaCommonPython)
+      for step in itkCudaImage.xml itkCudaSquareImageFilter.xml itkCudaImageToImageFilter.xml \
+        itkCudaImagePython.cpp _CudaCommonPython.abi3.so; do
+        grep -q "$step" <<<"$plan" || { echo "test-itk-module (in-tree-wrapped): $step is not planned" >&2; exit 1; }
+      done
+      for file in CudaImage.i CudaDataManager.i; do
+        [[ -f $tree/build/Wrapping/Typedefs/$file ]] ||
+          { echo "test-itk-module (in-tree-wrapped): Wrapping/Typedefs/$file is missing" >&2; exit 1; }
+      done
+      echo "test-itk-module (in-tree-wrapped): configured with ITK's wrapping; CudaCommon's castxml, SWIG and" \
+        "module steps planned ($(grep -c castxml <<<"$plan") castxml runs)"
+      ;;
+    *) echo "test-itk-module: unknown route $route (external, in-tree, in-tree-wrapped)" >&2; exit 2 ;;
   esac
   echo "test-itk-module ($route): $(($(date +%s) - start)) s"
 done

@@ -1,0 +1,211 @@
+# Copyright CudaCommon contributors. Licensed under the Apache License, Version 2.0.
+"""CudaCommon wrapped by ITK's own machinery: the classes, names and functions
+of ITKCudaCommon 2.x's Python module, on ITK's itk-core wheel, with no import
+of ours."""
+
+import gc
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tarfile
+
+import numpy as np
+import pytest
+
+import itk
+
+ORIGINAL = pathlib.Path(os.environ.get(
+    "CUDACOMMON_ORIGINAL_TARBALL",
+    pathlib.Path(__file__).resolve().parents[3] / "shared/deps/itkcudacommon-2.1.0.tar.xz"))
+
+
+def ramp(pixel=itk.F, size=(5, 4, 3)):
+    image = itk.CudaImage[pixel, len(size)].New()
+    image.SetRegions(list(size))
+    image.Allocate()
+    array = itk.array_view_from_image(image, ttype=itk.Image[pixel, len(size)])
+    array[...] = (np.arange(array.size).reshape(array.shape) % 11) - 5
+    image.Modified()
+    return image
+
+
+def test_cuda_image_is_an_itk_image_of_the_wheel():
+    image_type = itk.CudaImage[itk.F, 3]
+    assert issubclass(image_type, itk.Image[itk.F, 3])
+    image = image_type.New()
+    assert isinstance(image, itk.Image[itk.F, 3])
+    assert itk.template(image) == (itk.CudaImage, (itk.F, 3))
+    assert type(image).__name__ == "itkCudaImageF3"
+
+
+@pytest.mark.parametrize("name", [
+    "itkCudaImageUC2", "itkCudaImageUL4", "itkCudaImageD3", "itkCudaImageVF33", "itkCudaImageCVF24",
+    "itkCudaDataManager", "itkCudaImageDataManagerCIF3",
+    "itkImageSourceCIF3", "itkImageToImageFilterIF3CIF3", "itkImageToImageFilterCIF3IF3",
+    "itkImageToImageFilterCIF3CIF3", "itkInPlaceImageFilterCIF3CIF3",
+    "itkCudaImageToImageFilterCIF3CIF3", "itkCudaImageToImageFilterCIF3CIF3IPF",
+    "itkCudaInPlaceImageFilterCIF3", "itkCudaInPlaceImageFilterCIF3CIF3",
+    "itkCudaImageFromImageFilterF3", "itkCudaSquareImageFilterCIF3", "itkCudaSquareImageFilterCISS2",
+    "itkCudaAbsImageFilterCIF2", "itkCudaAddImageFilterCIUC3",
+])
+def test_swig_names_of_the_original(name):
+    itk.CudaImage  # loads the module: its submodules are itk.itk<Submodule>Python
+    holders = [key for key, module in list(sys.modules.items())
+               if key.startswith("itk.itk") and key.endswith("Python") and hasattr(module, name)]
+    assert holders, f"{name} is in none of the loaded SWIG modules"
+    assert "itk.CudaCommonPython" in sys.modules
+
+
+def test_version_and_type_strings():
+    assert re.fullmatch(r"\d+\.\d+\.\d+", itk.CudaCommon.__version__)
+    itk.CudaImage
+    assert itk.CudaCommon.get_itk_type("<f4") == "F"
+    assert itk.CudaCommon.get_itk_type("|u1") == "UC"
+    assert itk.CudaCommon.get_itk_type("<u8") == "UL"
+    with pytest.raises(KeyError):
+        itk.CudaCommon.get_itk_type("<c8")
+
+
+@pytest.mark.parametrize("pixel", [itk.F, itk.SS, itk.UC])
+def test_host_pixels_and_itk_filters(pixel):
+    image = ramp(pixel)
+    expected = itk.array_from_image(image, ttype=itk.Image[pixel, 3])
+    index = itk.Index[3]([4, 3, 2])
+    assert image.GetPixel(index) == expected[2, 3, 4]
+    image.FillBuffer(7)
+    assert (itk.array_view_from_image(image, ttype=itk.Image[pixel, 3]) == 7).all()
+    duplicate = itk.ImageDuplicator[itk.Image[pixel, 3]].New()
+    duplicate.SetInputImage(image)
+    duplicate.Update()
+    assert (itk.array_from_image(duplicate.GetOutput()) == 7).all()
+
+
+@pytest.mark.parametrize("pixel", [itk.F, itk.SS])
+def test_square_abs_add_against_numpy(pixel):
+    image = ramp(pixel)
+    values = itk.array_from_image(image, ttype=itk.Image[pixel, 3]).astype(np.float64)
+    square = itk.CudaSquareImageFilter[itk.CudaImage[pixel, 3]].New()
+    square.SetInput(image)
+    square.InPlaceOff()
+    square.Update()
+    np.testing.assert_array_equal(
+        itk.array_from_image(square.GetOutput(), ttype=itk.Image[pixel, 3]), values**2)
+    absolute = itk.CudaAbsImageFilter[itk.CudaImage[pixel, 3]].New()
+    absolute.SetInput(image)
+    absolute.Update()
+    np.testing.assert_array_equal(
+        itk.array_from_image(absolute.GetOutput(), ttype=itk.Image[pixel, 3]), np.abs(values))
+    add = itk.CudaAddImageFilter[itk.CudaImage[pixel, 3]].New()
+    add.SetInput1(image)
+    add.SetInput2(absolute.GetOutput())
+    add.Update()
+    np.testing.assert_array_equal(
+        itk.array_from_image(add.GetOutput(), ttype=itk.Image[pixel, 3]), values + np.abs(values))
+
+
+def test_snake_case_filter():
+    image = ramp()
+    expected = itk.array_from_image(image, ttype=itk.Image[itk.F, 3]) ** 2
+    squared = itk.cuda_square_image_filter(image)  # in place: the output takes the input's buffer
+    assert isinstance(squared, itk.CudaImage[itk.F, 3])
+    np.testing.assert_array_equal(itk.array_from_image(squared, ttype=itk.Image[itk.F, 3]), expected)
+
+
+def test_cuda_image_from_image_shares_the_pixels():
+    image = itk.Image[itk.F, 2].New()
+    image.SetRegions([8, 6])
+    image.Allocate()
+    image.FillBuffer(2.5)
+    cuda = itk.cuda_image_from_image(image)
+    assert isinstance(cuda, itk.CudaImage)
+    assert isinstance(cuda, itk.CudaImage[itk.F, 2])
+    assert (itk.array_from_image(cuda, ttype=itk.Image[itk.F, 2]) == 2.5).all()
+
+
+def test_data_manager_of_a_host_image():
+    image = ramp()
+    manager = image.GetCudaDataManager()
+    assert isinstance(manager, itk.CudaDataManager)
+    assert manager.GetBufferSize() == 5 * 4 * 3 * 4
+    assert not manager.IsCPUBufferDirty()
+
+
+def test_cuda_array_interface_is_a_view(cupy):
+    image = ramp(size=(6, 5, 4))
+    expected = itk.array_from_image(image, ttype=itk.Image[itk.F, 3])
+    interface = image.__cuda_array_interface__
+    assert interface["shape"] == (4, 5, 6)
+    assert interface["typestr"] == "<f4"
+    assert interface["version"] == 3
+    view = cupy.asarray(image)
+    np.testing.assert_array_equal(cupy.asnumpy(view), expected)
+    view += 1
+    np.testing.assert_array_equal(itk.array_from_image(image, ttype=itk.Image[itk.F, 3]), expected + 1)
+
+
+def test_vector_image_interface_has_the_components_last(cupy):
+    image = itk.CudaImage[itk.Vector[itk.F, 3], 2].New()
+    image.SetRegions([4, 2])
+    image.Allocate()
+    image.FillBuffer(itk.Vector[itk.F, 3]([1, 2, 3]))
+    view = cupy.asarray(image)
+    assert view.shape == (2, 4, 3)
+    np.testing.assert_array_equal(cupy.asnumpy(view)[1, 3], [1, 2, 3])
+
+
+def test_image_from_cuda_array_keeps_the_array_alive(cupy):
+    array = cupy.arange(24, dtype=cupy.float32).reshape(2, 3, 4)
+    image = itk.cuda_image_from_cuda_array(array)
+    assert tuple(image.GetBufferedRegion().GetSize()) == (4, 3, 2)
+    del array
+    gc.collect()
+    cupy.get_default_memory_pool().free_all_blocks()
+    filler = cupy.full((1 << 20,), -1, dtype=cupy.float32)  # would reuse a freed block
+    np.testing.assert_array_equal(
+        itk.array_from_image(image, ttype=itk.Image[itk.F, 3]).ravel(), np.arange(24, dtype=np.float32))
+    del filler
+
+
+def test_image_from_cuda_array_refuses_other_layouts(cupy):
+    with pytest.raises(ValueError, match="contiguous"):
+        itk.cuda_image_from_cuda_array(cupy.zeros((4, 6), dtype=cupy.float32)[:, ::2])
+    with pytest.raises(ValueError, match="no ITK pixel type"):
+        itk.cuda_image_from_cuda_array(cupy.zeros((4, 6), dtype=cupy.complex64))
+    with pytest.raises(TypeError):
+        itk.cuda_image_from_cuda_array(np.zeros((4, 6), dtype=np.float32))
+
+
+def test_square_on_the_gpu_result_is_current_on_the_device(cupy):
+    image = ramp()
+    expected = itk.array_from_image(image, ttype=itk.Image[itk.F, 3]) ** 2
+    squared = itk.cuda_square_image_filter(image)
+    assert not squared.GetCudaDataManager().IsGPUBufferDirty()
+    np.testing.assert_array_equal(cupy.asnumpy(cupy.asarray(squared)), expected)
+
+
+@pytest.fixture
+def original(tmp_path):
+    if not ORIGINAL.is_file():
+        pytest.skip(f"ITKCudaCommon 2.1.0's sources are not at {ORIGINAL}")
+    with tarfile.open(ORIGINAL) as archive:
+        archive.extractall(tmp_path, filter="data")
+    return tmp_path
+
+
+@pytest.mark.parametrize("relative", [
+    "test/itkCudaArrayInterfaceTest.py", "test/itkCudaImageFromImageTest.py"])
+def test_original_tests_unchanged(original, relative, cupy, torch):
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(original / relative)],
+                            cwd=original, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(r"\d+ passed", result.stdout), result.stdout
+
+
+@pytest.mark.parametrize("relative", [
+    "examples/itkCudaArrayInterfaceCupyExample.py", "examples/itkCudaArrayInterfaceTorchExample.py"])
+def test_original_examples_unchanged(original, relative, cupy, torch):
+    result = subprocess.run([sys.executable, str(original / relative)], cwd=original, capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
