@@ -13,15 +13,24 @@ packages=(
   libgmock-dev
   swig
   libfftw3-dev  # Debian's ITK headers include fftw3.h (FFT filters: the RTK compatibility build)
+  # ITK's wrapping (WrapITK) of the module, offline (scripts/test-wrapitk.sh):
+  castxml       # ITK_USE_SYSTEM_CASTXML (ITK would download its own)
+  libtbb-dev    # the wheels' ITK is built with TBB (Module_ITKTBB)
+  patchelf      # the module takes itk-core's TBB, as auditwheel would
 )
 # Python packages the Python tests and `pip install .` need (PyPI).
-python_packages=(numpy pytest scikit-build-core "itk-core==5.4.7")
-python_modules="numpy, pytest, scikit_build_core, itk"
+# SWIG 4.2-4.3 (the wheels' runtime type table; Debian's 4.1 is too old for
+# ITK 5.4) and CMake 3.26 or newer (the abi3 module: Development.SABIModule)
+# for ITK's wrapping.
+# cuobjdump (the test CudaCommon.CudaArchitectures): the toolkit here has none.
+python_packages=(numpy pytest scikit-build-core "itk-core==5.4.7" "swig>=4.2,<4.4" "cmake>=3.26,<4"
+  "nvidia-cuda-cuobjdump>=13,<14")
+python_modules="numpy, pytest, scikit_build_core, itk, swig, cmake"
 python=${PYTHON:-python3}
 
 install_python_packages() {
   # itk-core must be the release the Python package is compiled against.
-  if "$python" -c "import $python_modules; from importlib.metadata import version; assert version('itk-core') == '5.4.7'" \
+  if "$python" -c "import $python_modules; from importlib.metadata import version; assert version('itk-core') == '5.4.7'; assert (3, 26) <= tuple(map(int, version('cmake').split('.')[:2])) < (4,); assert (4, 2) <= tuple(map(int, version('swig').split('.')[:2])) < (4, 4); assert version('nvidia-cuda-cuobjdump').startswith('13.')" \
     2>/dev/null; then
     echo "install-deps: Python packages present (${python_packages[*]})"
   else

@@ -32,10 +32,19 @@ if [[ $# -eq 0 ]]; then
   "$root/scripts/test-itk-module.sh"
 fi
 
+# CudaCommon wrapped by ITK's own machinery (WrapITK) as an external module of
+# a wrapped ITK 5.4.7 build tree (cached), installed beside PyPI's itk-core
+# 5.4.7, and its Python tests.
+if [[ $# -eq 0 ]]; then
+  "$root/scripts/test-wrapitk.sh"
+fi
+
 # The Python package as users get it: pip install . (a wheel built by
 # scikit-build-core), then the Python tests against the installed package.
 if [[ $# -eq 0 ]]; then
   python=${PYTHON:-python3}
-  "$python" -m pip install --quiet "$root"
+  # One architecture here, as for every build of the tests (a wheel for users
+  # builds them all: CMakeLists.txt's default).
+  "$python" -m pip install --quiet --config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" "$root"
   (cd "$root" && "$python" -m pytest -q -rs -p no:cacheprovider wrapping/test)
 fi
