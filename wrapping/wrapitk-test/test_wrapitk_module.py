@@ -132,6 +132,19 @@ def test_data_manager_of_a_host_image():
     assert not manager.IsCPUBufferDirty()
 
 
+def test_cuda_array_interface_without_a_device_names_the_reason():
+    from conftest import _device_count
+
+    if _device_count():
+        pytest.skip("a CUDA device is present")
+    image = ramp()
+    with pytest.raises(RuntimeError, match="cannot make the GPU copy current: no CUDA device"):
+        image.__cuda_array_interface__
+    # Nothing was lost: the CPU copy is still the current one.
+    assert not image.GetCudaDataManager().IsCPUBufferDirty()
+    assert image.GetPixel([1, 1, 1]) == itk.array_from_image(image, ttype=itk.Image[itk.F, 3])[1, 1, 1]
+
+
 def test_cuda_array_interface_is_a_view(cupy):
     image = ramp(size=(6, 5, 4))
     expected = itk.array_from_image(image, ttype=itk.Image[itk.F, 3])
