@@ -2,7 +2,11 @@
 """Hand-off costs between itk.CudaImage and CuPy / PyTorch, next to the same
 hand-offs between CuPy and PyTorch, measured in one process.
 
-    python bench/python_handoff.py [--size 64] [--repeats 7] [--calls 2000]
+    python bench/python_handoff.py [--size 64] [--repeats 7] [--calls 2000] [--wrapitk]
+
+--wrapitk measures CudaCommon's WrapITK module (itk.CudaCommonPython, loaded
+by `import itk`; scripts/test-wrapitk.sh) instead of the itk_cudacommon
+package, without the DLPack rows (that module has no __dlpack__ yet).
 
 Each row is the host time of one call (time.perf_counter_ns over --calls
 calls, median of --repeats runs; the calls queue no GPU work, so no CUDA
@@ -40,6 +44,7 @@ def main():
     parser.add_argument("--size", type=int, default=64, help="edge of the float32 cube (default 64)")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--wrapitk", action="store_true", help="CudaCommon's WrapITK module, not itk_cudacommon")
     args = parser.parse_args()
 
     t0 = time.perf_counter_ns()
@@ -47,7 +52,13 @@ def main():
 
     itk.Image  # noqa: B018  (ITK's lazy loading: the module of itk.Image)
     t1 = time.perf_counter_ns()
-    import itk_cudacommon  # noqa: F401
+    if args.wrapitk:
+        itk.CudaImage  # noqa: B018  (the module of itk.CudaImage)
+        version = f"CudaCommon (WrapITK) {itk.CudaCommon.__version__}"
+    else:
+        import itk_cudacommon
+
+        version = f"itk_cudacommon {itk_cudacommon.__version__}"
     t2 = time.perf_counter_ns()
     import cupy
     import torch
@@ -69,7 +80,9 @@ def main():
     fresh.SetRegions([n, n, n])
     fresh.Allocate()
     fresh.FillBuffer(1.0)
-    first.append(("first torch.from_dlpack(image) (allocates and uploads)", once(lambda: torch.from_dlpack(fresh))[0]))
+    if not args.wrapitk:
+        first.append(("first torch.from_dlpack(image) (allocates and uploads)",
+                      once(lambda: torch.from_dlpack(fresh))[0]))
     array = cupy.ones((n, n, n), dtype=cupy.float32)
     tensor = torch.ones((n, n, n), dtype=torch.float32, device="cuda")
     first.append(("first itk.cuda_image_from_cuda_array(cupy array)",
@@ -101,11 +114,13 @@ def main():
         ("reference: cupy.from_dlpack(torch tensor)", lambda: cupy.from_dlpack(tensor)),
         ("reference: cupy.asarray(torch tensor)", lambda: cupy.asarray(tensor)),
     ]
-    print(f"# python {sys.version.split()[0]}, itk {itk.Version.GetITKVersion()}, itk_cudacommon "
-          f"{itk_cudacommon.__version__}, cupy {cupy.__version__}, torch {torch.__version__}, "
-          f"{torch.cuda.get_device_name()}")
+    if args.wrapitk:
+        rows = [row for row in rows if "dlpack" not in row[0]]
+    print(f"# python {sys.version.split()[0]}, itk {itk.Version.GetITKVersion()}, {version}, "
+          f"cupy {cupy.__version__}, torch {torch.__version__}, {torch.cuda.get_device_name()}")
     print(f"# {n}^3 float32; {args.calls} calls x {args.repeats} runs; import itk and load itk.Image "
-          f"{(t1 - t0) / 1e6:.0f} ms, then import itk_cudacommon {(t2 - t1) / 1e6:.0f} ms")
+          f"{(t1 - t0) / 1e6:.0f} ms, then {'load itk.CudaImage' if args.wrapitk else 'import itk_cudacommon'} "
+          f"{(t2 - t1) / 1e6:.0f} ms")
     print("| hand-off | µs per call, median | range |")
     print("|---|---:|---|")
     for name, function in rows:

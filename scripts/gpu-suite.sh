@@ -39,11 +39,11 @@ if [ -n "$tests" ]; then
 # ITK, and it and the benchmark's smoke test run this machine's cmake -P.
 # One test at a time: the memory probe test measures device-wide memory use.
 # The Python tests run below, on their own, for their summary line.
-ctest --test-dir "$build" -E 'consumer|python|Benchmark.smoke' --output-on-failure -j1 > "$out/ctest.log" 2>&1 || status=1
+ctest --test-dir "$build" -E 'consumer|python|Benchmark.smoke|CudaArchitectures' --output-on-failure -j1 > "$out/ctest.log" 2>&1 || status=1
 summary+=("ctest: $(grep -E 'tests passed|tests failed' "$out/ctest.log" | tail -n 1); skipped: $(grep -c 'Skipped' "$out/ctest.log")")
 
 # The Python package and the parts of itk-core it runs with (stage-gpu-build.sh).
-pydir=
+pydir=; wrapdir=
 if [ -f "$build/python.tar.xz" ]; then
   pydir=$(mktemp -d)
   tar -xJf "$build/python.tar.xz" -C "$pydir"
@@ -58,6 +58,7 @@ fi
 if [ -f "$build/wrapitk.tar.xz" ]; then
   wrapdir=$(mktemp -d)
   tar -xJf "$build/wrapitk.tar.xz" -C "$wrapdir"
+  python3 -m compileall -q -j 0 "$wrapdir" > /dev/null
   PYTHONPATH="$wrapdir" python3 -m pytest -q -rs -p no:cacheprovider "$root/wrapping/wrapitk-test" \
     > "$out/pytest-wrapitk.log" 2>&1 || status=1
   summary+=("pytest (WrapITK module): $(tail -n 1 "$out/pytest-wrapitk.log")")
@@ -98,6 +99,14 @@ if [ -n "$bench" ]; then
     done
     [ $rc -eq 0 ] || status=1
     summary+=("Python hand-offs: exit $rc; tables in handoff.log")
+  fi
+  if [ -n "${wrapdir:-}" ]; then
+    rc=0
+    for run in 1 2 3; do
+      PYTHONPATH="$wrapdir" python3 "$root/bench/python_handoff.py" --wrapitk >> "$out/handoff-wrapitk.log" 2>&1 || rc=$?
+    done
+    [ $rc -eq 0 ] || status=1
+    summary+=("Python hand-offs (WrapITK module): exit $rc; tables in handoff-wrapitk.log")
   fi
   if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     rc=0
