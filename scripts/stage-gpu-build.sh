@@ -60,12 +60,19 @@ cp -r "$pybuild/build/wrapping/python/itk_cudacommon" "$stage/"
 # ITKBridgeNumPy, ITKImageFilterBase and ITKPyUtils (itk.PyCommand, for
 # observers) keep their libraries; tests that need another module skip where
 # it is absent.
+# prune_itk DIR [MODULE...]: DIR/itk keeps the compiled modules named and
+# those of ITKCommon, ITKPyBase, ITKBridgeNumPy and ITKPyUtils.
+prune_itk() {
+  local dir=$1 keep=(ITKCommon ITKPyBase ITKBridgeNumPy ITKPyUtils) name
+  shift
+  keep+=("$@")
+  local filter=()
+  for name in "${keep[@]}"; do filter+=(! -name "_${name}Python.abi3.so"); done
+  find "$dir/itk" -name '_*Python.abi3.so' "${filter[@]}" -delete
+  find "$dir" -name __pycache__ -prune -exec rm -rf {} +
+}
 cp -r "$site/itk" "$site/itkConfig.py" "$site/itk_core.libs" "$site"/itk_core-*.dist-info "$stage/"
-find "$stage/itk" -name '_*Python.abi3.so' \
-  ! -name '_ITKCommonPython.abi3.so' ! -name '_ITKPyBasePython.abi3.so' \
-  ! -name '_ITKBridgeNumPyPython.abi3.so' ! -name '_ITKImageFilterBasePython.abi3.so' \
-  ! -name '_ITKPyUtilsPython.abi3.so' -delete
-find "$stage" -name __pycache__ -prune -exec rm -rf {} +
+prune_itk "$stage" ITKImageFilterBase
 tar -C "$stage" -cf - . | xz -T0 -6 > "$build/python.tar.xz"
 # CudaCommon's WrapITK module (scripts/test-wrapitk.sh --build-only made
 # build-wrapitk/site, its itk package beside itk-core), pruned as above.
@@ -73,11 +80,7 @@ if [[ -d build-wrapitk/site/itk ]]; then
   wrapitk=$pybuild/wrapitk
   rm -rf "$wrapitk" && mkdir -p "$wrapitk"
   cp -rL build-wrapitk/site/. "$wrapitk/"
-  find "$wrapitk/itk" -name '_*Python.abi3.so' \
-    ! -name '_ITKCommonPython.abi3.so' ! -name '_ITKPyBasePython.abi3.so' \
-    ! -name '_ITKBridgeNumPyPython.abi3.so' ! -name '_ITKPyUtilsPython.abi3.so' \
-    ! -name '_CudaCommonPython.abi3.so' -delete
-  find "$wrapitk" -name __pycache__ -prune -exec rm -rf {} +
+  prune_itk "$wrapitk" CudaCommon
   tar -C "$wrapitk" -cf - . | xz -T0 -6 > "$build/wrapitk.tar.xz"
 fi
 # The original's Python tests, which wrapping/test/test_original_suite.py runs.

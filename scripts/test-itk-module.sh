@@ -43,6 +43,22 @@ consumer() { # route, ITK build tree
   echo "test-itk-module ($1): the consumer passed"
 }
 
+# ITK's source unpacked into <tree>/source (itk_source: its top folder), with
+# this checkout's tracked files where ITK's fetch of the remote module
+# (Modules/Remote/CudaCommon.remote.cmake: the original ITKCudaCommon) would
+# place them; ITK_FORBID_DOWNLOADS keeps ITK from fetching it.
+itk_source_with_module() { # tree
+  rm -rf "$1"
+  mkdir -p "$1/source"
+  tar -xf "$source" -C "$1/source"
+  itk_source=$1/source
+  if [[ ! -f $itk_source/CMakeLists.txt ]]; then
+    itk_source=$(find "$1/source" -mindepth 1 -maxdepth 1 -type d)
+  fi
+  mkdir -p "$itk_source/Modules/Remote/CudaCommon"
+  git -C "$root" ls-files -z | (cd "$root" && xargs -0 cp --parents -t "$itk_source/Modules/Remote/CudaCommon")
+}
+
 for route in "${routes[@]}"; do
   start=$(date +%s)
   case $route in
@@ -75,18 +91,7 @@ for route in "${routes[@]}"; do
       ;;
     in-tree)
       tree=$work/in-tree
-      rm -rf "$tree"
-      mkdir -p "$tree/source"
-      tar -xf "$source" -C "$tree/source"
-      itk_source=$tree/source
-      if [[ ! -f $itk_source/CMakeLists.txt ]]; then
-        itk_source=$(find "$tree/source" -mindepth 1 -maxdepth 1 -type d)
-      fi
-      # This checkout's tracked files where ITK's fetch of the remote module
-      # (Modules/Remote/CudaCommon.remote.cmake: the original ITKCudaCommon)
-      # would place them; ITK_FORBID_DOWNLOADS keeps ITK from fetching it.
-      mkdir -p "$itk_source/Modules/Remote/CudaCommon"
-      git -C "$root" ls-files -z | (cd "$root" && xargs -0 cp --parents -t "$itk_source/Modules/Remote/CudaCommon")
+      itk_source_with_module "$tree"
       cmake -S "$itk_source" -B "$tree/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
         -DCMAKE_CUDA_ARCHITECTURES="$archs" -DBUILD_SHARED_LIBS=ON -DBUILD_TESTING=OFF -DBUILD_EXAMPLES=OFF \
         -DITK_BUILD_DEFAULT_MODULES=OFF -DITKGroup_Core=OFF -DITK_WRAP_PYTHON=OFF \
@@ -101,15 +106,7 @@ for route in "${routes[@]}"; do
       # castxml runs and its SWIG module); built by scripts/test-wrapitk.sh
       # as an external module of the same kind of tree.
       tree=$work/in-tree-wrapped
-      rm -rf "$tree"
-      mkdir -p "$tree/source"
-      tar -xf "$source" -C "$tree/source"
-      itk_source=$tree/source
-      if [[ ! -f $itk_source/CMakeLists.txt ]]; then
-        itk_source=$(find "$tree/source" -mindepth 1 -maxdepth 1 -type d)
-      fi
-      mkdir -p "$itk_source/Modules/Remote/CudaCommon"
-      git -C "$root" ls-files -z | (cd "$root" && xargs -0 cp --parents -t "$itk_source/Modules/Remote/CudaCommon")
+      itk_source_with_module "$tree"
       cmake -S "$itk_source" -B "$tree/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
         -DCMAKE_CUDA_ARCHITECTURES="$archs" -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTING=OFF -DBUILD_EXAMPLES=OFF \
         -DITK_BUILD_DEFAULT_MODULES=OFF -DITKGroup_Core=OFF -DModule_ITKCommon=ON -DModule_ITKMesh=ON \
