@@ -1,6 +1,7 @@
 // Python additions to itk::CudaDataManager (WrapITK: included into the
 // itkCudaDataManager submodule through ITK_WRAP_PYTHON_SWIG_EXT).
 %{
+#include "itkCudaUtil.h"
 #include <memory>
 %}
 
@@ -8,9 +9,19 @@
   // Make `pointer`, device memory of `bytes` bytes that the Python object
   // `owner` keeps valid, the current GPU copy: the CPU copy becomes stale and
   // `owner` is kept alive for as long as any manager shares this buffer
-  // (the reference is dropped with the GIL held).
-  void _AdoptGPUBuffer(unsigned long long pointer, unsigned long long bytes, PyObject * owner)
+  // (the reference is dropped with the GIL held). `stream` is the producer's
+  // stream as the CUDA Array Interface names it (0: none given, 1: the legacy
+  // default stream, 2: the per-thread default stream, else a cudaStream_t):
+  // the legacy default stream, and with it the image's next use of the
+  // buffer, waits for the producer's work on it.
+  void _AdoptGPUBuffer(unsigned long long pointer, unsigned long long bytes, PyObject * owner,
+                       unsigned long long stream = 0)
   {
+    if (stream > 1 && itk::IsCudaAvailable())
+    {
+      itk::CudaStreamWaitFor(cudaStreamLegacy, stream == 2 ? cudaStreamPerThread
+                                                           : reinterpret_cast<cudaStream_t>(static_cast<uintptr_t>(stream)));
+    }
     Py_INCREF(owner);
     std::shared_ptr<const void> hold(owner, [](const void * object) {
       const PyGILState_STATE state = PyGILState_Ensure();

@@ -22,9 +22,11 @@ def cuda_image_from_cuda_array(array, keep_axes=False, is_vector=False):
     keep_axes=False (the default) reverses the axes (C order: the last axis
     is ITK's first, x); keep_axes=True keeps them. is_vector=True takes the
     last axis as the components of itk.Vector pixels. The array must be
-    contiguous in that order. Raises ValueError for another layout, a pixel
-    type ITK does not wrap, or an empty array, and TypeError for an object
-    without the interface."""
+    contiguous in that order. When the interface names a stream, the image's
+    work on the memory waits for the producer's work on that stream. Raises
+    ValueError for another layout, a pixel type ITK does not wrap, an empty
+    array or an invalid stream, and TypeError for an object without the
+    interface."""
     try:
         interface = array.__cuda_array_interface__
     except AttributeError:
@@ -37,6 +39,9 @@ def cuda_image_from_cuda_array(array, keep_axes=False, is_vector=False):
     spatial = shape[:-1] if is_vector else shape
     if not spatial or 0 in shape or pointer == 0:
         raise ValueError(f"cuda_image_from_cuda_array: an empty array or one without pixels (shape {shape})")
+    stream = interface.get("stream")
+    if stream == 0 or (stream is not None and (not isinstance(stream, int) or stream < 0)):
+        raise ValueError(f"cuda_image_from_cuda_array: invalid stream {stream!r} in the interface (0 is not allowed)")
     strides = interface.get("strides")
     if keep_axes:
         expected = tuple(reversed(_c_strides(tuple(reversed(spatial)), itemsize * components)))
@@ -63,5 +68,6 @@ def cuda_image_from_cuda_array(array, keep_axes=False, is_vector=False):
     bytes_ = itemsize * components
     for extent in size:
         bytes_ *= extent
-    image.GetCudaDataManager()._AdoptGPUBuffer(pointer, bytes_, array)
+    # The producer's work on the memory comes before the image's.
+    image.GetCudaDataManager()._AdoptGPUBuffer(pointer, bytes_, array, stream or 0)
     return image

@@ -181,6 +181,40 @@ def test_image_from_cuda_array_keeps_the_array_alive(cupy):
     del filler
 
 
+class _Interface:
+    """An object with a CUDA Array Interface and no device memory behind it:
+    what cuda_image_from_cuda_array must refuse before touching the pointer."""
+
+    def __init__(self, **fields):
+        self.__cuda_array_interface__ = {
+            "shape": (2, 3), "typestr": "<f4", "data": (4096, False), "version": 3, "strides": None, **fields}
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"stream": 0}, "invalid stream"),
+    ({"stream": -5}, "invalid stream"),
+    ({"strides": (4, 8)}, "contiguous strides"),
+    ({"typestr": "<c8"}, "no ITK pixel type"),
+    ({"shape": (0, 3)}, "empty array"),
+    ({"data": (0, False)}, "empty array"),
+])
+def test_image_from_cuda_array_refuses_bad_interfaces(fields, message):
+    with pytest.raises(ValueError, match=message):
+        itk.cuda_image_from_cuda_array(_Interface(**fields))
+
+
+def test_image_from_cuda_array_follows_the_producer_stream(cupy):
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with stream:
+        array = cupy.zeros((64, 64, 64), dtype=cupy.float32)
+        for _ in range(20):  # queued work on the producer's stream, not finished yet
+            array += 1
+        assert array.__cuda_array_interface__["stream"] == stream.ptr
+        image = itk.cuda_image_from_cuda_array(array)
+    values = itk.array_from_image(image, ttype=itk.Image[itk.F, 3])
+    assert (values == 20).all()
+
+
 def test_image_from_cuda_array_refuses_other_layouts(cupy):
     with pytest.raises(ValueError, match="contiguous"):
         itk.cuda_image_from_cuda_array(cupy.zeros((4, 6), dtype=cupy.float32)[:, ::2])
