@@ -6,7 +6,7 @@ hand-offs between CuPy and PyTorch, measured in one process.
 
 --wrapitk measures CudaCommon's WrapITK module (itk.CudaCommonPython, loaded
 by `import itk`; scripts/test-wrapitk.sh) instead of the itk_cudacommon
-package, without the DLPack rows (that module has no __dlpack__ yet).
+package.
 
 Each row is the host time of one call (time.perf_counter_ns over --calls
 calls, median of --repeats runs; the calls queue no GPU work, so no CUDA
@@ -80,9 +80,8 @@ def main():
     fresh.SetRegions([n, n, n])
     fresh.Allocate()
     fresh.FillBuffer(1.0)
-    if not args.wrapitk:
-        first.append(("first torch.from_dlpack(image) (allocates and uploads)",
-                      once(lambda: torch.from_dlpack(fresh))[0]))
+    first.append(("first torch.from_dlpack(image) (allocates and uploads)",
+                  once(lambda: torch.from_dlpack(fresh))[0]))
     array = cupy.ones((n, n, n), dtype=cupy.float32)
     tensor = torch.ones((n, n, n), dtype=torch.float32, device="cuda")
     first.append(("first itk.cuda_image_from_cuda_array(cupy array)",
@@ -114,8 +113,6 @@ def main():
         ("reference: cupy.from_dlpack(torch tensor)", lambda: cupy.from_dlpack(tensor)),
         ("reference: cupy.asarray(torch tensor)", lambda: cupy.asarray(tensor)),
     ]
-    if args.wrapitk:
-        rows = [row for row in rows if "dlpack" not in row[0]]
     print(f"# python {sys.version.split()[0]}, itk {itk.Version.GetITKVersion()}, {version}, "
           f"cupy {cupy.__version__}, torch {torch.__version__}, {torch.cuda.get_device_name()}")
     print(f"# {n}^3 float32; {args.calls} calls x {args.repeats} runs; import itk and load itk.Image "

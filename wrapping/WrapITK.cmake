@@ -83,6 +83,14 @@ macro(cudacommon_wrap_superclasses levels name types)
   endforeach()
 endmacro()
 
+# The C++ of the Python methods WrapITK cannot generate (array interfaces with
+# export holds, DLPack, itk.cuda_image_from_cuda_array in one call: see
+# CudaImageInterop.i), compiled into the module _CudaCommonPython.
+set(WRAPPER_LIBRARY_CXX_SOURCES
+  "${CMAKE_CURRENT_LIST_DIR}/src/itkPyCudaCommon.cxx"
+  "${CMAKE_CURRENT_LIST_DIR}/src/itkPyDLPack.cxx")
+include_directories("${CMAKE_CURRENT_LIST_DIR}/src")
+
 configure_file("${CMAKE_CURRENT_LIST_DIR}/CudaCommonVersion.py.in"
   "${CMAKE_CURRENT_BINARY_DIR}/CudaCommonVersion.py" @ONLY)
 

@@ -1,9 +1,13 @@
 """itk.cuda_image_from_cuda_array: an itk.CudaImage over the device memory of
 an object with the CUDA Array Interface (CuPy, PyTorch, Numba, ...)."""
 
+import sys
+
 import itk
 
 __all__ = ["cuda_image_from_cuda_array"]
+
+_fast = None  # the module's one-call path, found on first use (itk loads modules lazily)
 
 
 def _c_strides(shape, itemsize):
@@ -27,6 +31,16 @@ def cuda_image_from_cuda_array(array, keep_axes=False, is_vector=False):
     ValueError for another layout, a pixel type ITK does not wrap, an empty
     array or an invalid stream, and TypeError for an object without the
     interface."""
+    global _fast
+    if _fast is None:
+        itk.CudaImage  # loads CudaCommon's classes
+        # The extension's function itself (no Python wrapper in between).
+        _fast = sys.modules["itk.itkCudaImagePython"]._itkCudaImagePython._FastImageFromCudaArray
+    # A C-contiguous device array of a wrapped type, in one call; None for
+    # anything else, checked and explained below.
+    image = _fast(array, bool(keep_axes), bool(is_vector))
+    if image is not None:
+        return image
     try:
         interface = array.__cuda_array_interface__
     except AttributeError:

@@ -187,7 +187,7 @@ BuildCudaArrayInterface(const CudaGPUBufferExport & view, const std::vector<long
   }
   for (size_t d = 0; d < shape.size(); ++d)
   {
-    PyTuple_SET_ITEM(shapeTuple, static_cast<Py_ssize_t>(d), PyLong_FromLongLong(shape[d]));
+    PyTuple_SetItem(shapeTuple, static_cast<Py_ssize_t>(d), PyLong_FromLongLong(shape[d]));
   }
   PyObject * values[] = {
     shapeTuple,
@@ -356,28 +356,28 @@ FastImageFromCudaArray(PyObject * array, bool keepAxes, bool isVector)
   PyObject *         stream = Entry(interface, "stream");
   if (!IsIntAtLeast(Entry(interface, "version"), 0, version) || version > 3 || shape == nullptr ||
       !PyTuple_CheckExact(shape) || typestr == nullptr || !PyUnicode_Check(typestr) || data == nullptr ||
-      !PyTuple_CheckExact(data) || PyTuple_GET_SIZE(data) != 2 || PyTuple_GET_ITEM(data, 1) != Py_False ||
+      !PyTuple_CheckExact(data) || PyTuple_Size(data) != 2 || PyTuple_GetItem(data, 1) != Py_False ||
       (mask != nullptr && mask != Py_None))
   {
     Py_RETURN_NONE;
   }
   unsigned long long pointer = 0;
   unsigned long long streamValue = 0;
-  if (!IsIntAtLeast(PyTuple_GET_ITEM(data, 0), 1, pointer) ||
+  if (!IsIntAtLeast(PyTuple_GetItem(data, 0), 1, pointer) ||
       (stream != nullptr && stream != Py_None && !IsIntAtLeast(stream, 1, streamValue)))
   {
     Py_RETURN_NONE;
   }
-  const Py_ssize_t                axes = PyTuple_GET_SIZE(shape);
+  const Py_ssize_t                axes = PyTuple_Size(shape);
   std::vector<unsigned long long> extents(static_cast<size_t>(axes));
   for (Py_ssize_t a = 0; a < axes; ++a)
   {
-    if (!IsIntAtLeast(PyTuple_GET_ITEM(shape, a), 1, extents[a]) || extents[a] >= (1ULL << 63))
+    if (!IsIntAtLeast(PyTuple_GetItem(shape, a), 1, extents[a]) || extents[a] >= (1ULL << 63))
     {
       Py_RETURN_NONE;
     }
   }
-  const char * type = PyUnicode_AsUTF8(typestr);
+  const char * type = PyUnicode_AsUTF8AndSize(typestr, nullptr);
   if (type == nullptr)
   {
     PyErr_Clear();
@@ -393,14 +393,14 @@ FastImageFromCudaArray(PyObject * array, bool keepAxes, bool isVector)
   if (strides != nullptr && strides != Py_None)
   {
     // Only C order is taken here (the item size is the typestr's digits).
-    if (!PyTuple_CheckExact(strides) || PyTuple_GET_SIZE(strides) != axes)
+    if (!PyTuple_CheckExact(strides) || PyTuple_Size(strides) != axes)
     {
       Py_RETURN_NONE;
     }
     unsigned long long step = std::strtoull(type + 2, nullptr, 10);
     for (Py_ssize_t a = axes; a-- > 0;)
     {
-      PyObject * given = PyTuple_GET_ITEM(strides, a);
+      PyObject * given = PyTuple_GetItem(strides, a);
       if (!PyLong_Check(given) || PyBool_Check(given))
       {
         Py_RETURN_NONE;
@@ -563,7 +563,7 @@ ParseDLPackArguments(PyObject *  stream,
     {
       PyErr_Clear();
       PyObject *   text = PyObject_Repr(stream);
-      const char * shown = text != nullptr ? PyUnicode_AsUTF8(text) : nullptr;
+      const char * shown = text != nullptr ? PyUnicode_AsUTF8AndSize(text, nullptr) : nullptr;
       PyErr_Clear();
       PyErr_Format(PyExc_ValueError, "stream: expected None, -1, 1, 2 or a CUDA stream handle, got %s",
                    shown != nullptr ? shown : "an object without repr");

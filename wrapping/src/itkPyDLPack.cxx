@@ -339,7 +339,7 @@ ConsumeDLPackCapsule(PyObject * capsule)
   PyObject * shape = PyTuple_New(tensor->ndim);
   for (int32_t d = 0; d < tensor->ndim; ++d)
   {
-    PyTuple_SET_ITEM(shape, d, PyLong_FromLongLong(tensor->shape[d]));
+    PyTuple_SetItem(shape, d, PyLong_FromLongLong(tensor->shape[d]));
   }
   PyObject * strides = Py_None;
   if (tensor->strides != nullptr)
@@ -347,7 +347,7 @@ ConsumeDLPackCapsule(PyObject * capsule)
     strides = PyTuple_New(tensor->ndim);
     for (int32_t d = 0; d < tensor->ndim; ++d)
     {
-      PyTuple_SET_ITEM(strides, d, PyLong_FromLongLong(tensor->strides[d]));
+      PyTuple_SetItem(strides, d, PyLong_FromLongLong(tensor->strides[d]));
     }
   }
   else

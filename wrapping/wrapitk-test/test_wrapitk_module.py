@@ -232,6 +232,84 @@ def test_square_on_the_gpu_result_is_current_on_the_device(cupy):
     np.testing.assert_array_equal(cupy.asnumpy(cupy.asarray(squared)), expected)
 
 
+def test_array_interface_property_is_the_modules_function():
+    # One C call per read (no Python method in between), for CudaCommon's
+    # types; RTK's types keep CudaImage.i's property.
+    prop = itk.CudaImage[itk.F, 3].__dict__["__cuda_array_interface__"]
+    assert type(prop.fget).__name__ == "builtin_function_or_method"
+    assert prop.fget.__name__ == "itkCudaImageF3__HeldCudaArrayInterface"
+    assert "__dlpack__" in itk.CudaImage[itk.UC, 2].__dict__
+    assert "__dlpack_device__" in itk.CudaImage[itk.Vector[itk.F, 3], 3].__dict__
+
+
+def test_fast_path_declines_what_it_does_not_take():
+    fast = sys.modules["itk.itkCudaImagePython"]._FastImageFromCudaArray
+    assert fast(object(), False, False) is None
+    assert fast(_Interface(), True, False) is None  # keep_axes: the Python function's
+    assert fast(_Interface(typestr="<c8"), False, False) is None
+    assert fast(_Interface(strides=(4, 8)), False, False) is None
+    assert fast(_Interface(stream=0), False, False) is None
+
+
+def test_dlpack_arguments_refused_before_the_buffer_is_touched():
+    image = ramp()
+    with pytest.raises(BufferError, match="copy=True"):
+        image.__dlpack__(copy=True)
+    with pytest.raises(ValueError, match="stream"):
+        image.__dlpack__(stream=0)
+    assert not image.GetCudaDataManager().IsCPUBufferDirty()
+
+
+def test_dlpack_is_a_view_for_torch(torch):
+    image = ramp(size=(6, 5, 4))
+    expected = itk.array_from_image(image, ttype=itk.Image[itk.F, 3])
+    assert image.__dlpack_device__() == (2, image.GetCudaDataManager().GetDevice())
+    tensor = torch.from_dlpack(image)
+    assert tuple(tensor.shape) == (4, 5, 6)
+    assert tensor.dtype == torch.float32
+    np.testing.assert_array_equal(tensor.cpu().numpy(), expected)
+    tensor.mul_(2)
+    np.testing.assert_array_equal(itk.array_from_image(image, ttype=itk.Image[itk.F, 3]), expected * 2)
+    # The capsule keeps the image: the tensor outlives the Python object.
+    del image
+    gc.collect()
+    np.testing.assert_array_equal(tensor.cpu().numpy(), expected * 2)
+
+
+def test_view_keeps_its_buffer_when_the_image_reallocates(cupy):
+    image = ramp(size=(64, 32, 16))
+    view = cupy.asarray(image)
+    before = cupy.asnumpy(view)
+    image.SetRegions([8, 8, 8])
+    image.Allocate()  # a new buffer; the view's stays held by the image's Python object
+    image.FillBuffer(7.0)
+    cupy.asarray(image)  # the new buffer on the device
+    cupy.get_default_memory_pool().free_all_blocks()
+    filler = cupy.full((1 << 20,), -1, dtype=cupy.float32)
+    np.testing.assert_array_equal(cupy.asnumpy(view), before)
+    assert (cupy.asnumpy(cupy.asarray(image)) == 7).all()
+    del filler
+
+
+@pytest.mark.parametrize("dtype, shape, is_vector, image_type", [
+    ("float32", (3, 4, 5), False, lambda: itk.CudaImage[itk.F, 3]),
+    ("int16", (4, 5), False, lambda: itk.CudaImage[itk.SS, 2]),
+    ("uint8", (2, 3, 4), False, lambda: itk.CudaImage[itk.UC, 3]),
+    ("float32", (4, 5, 3), True, lambda: itk.CudaImage[itk.Vector[itk.F, 3], 2]),
+])
+def test_fast_path_makes_the_image_over_the_array(cupy, dtype, shape, is_vector, image_type):
+    array = cupy.arange(int(np.prod(shape))).astype(dtype).reshape(shape)
+    fast = sys.modules["itk.itkCudaImagePython"]._FastImageFromCudaArray
+    image = fast(array, False, is_vector)
+    assert isinstance(image, image_type())
+    assert image.GetCudaDataManager().GetGPUBufferPointer() == array.data.ptr
+    spatial = shape[:-1] if is_vector else shape
+    assert tuple(image.GetBufferedRegion().GetSize()) == tuple(reversed(spatial))
+    np.testing.assert_array_equal(cupy.asnumpy(cupy.asarray(image)), cupy.asnumpy(array))
+    same = itk.cuda_image_from_cuda_array(array, is_vector=is_vector)
+    assert type(same) is type(image)
+
+
 @pytest.fixture
 def original(tmp_path):
     if not ORIGINAL.is_file():
@@ -256,3 +334,16 @@ def test_original_examples_unchanged(original, relative, cupy, torch):
     result = subprocess.run([sys.executable, str(original / relative)], cwd=original, capture_output=True,
                             text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_device_queries():
+    from conftest import _device_count
+
+    count = _device_count()
+    assert itk.CudaCommon.IsCudaAvailable() == (count > 0)
+    assert itk.CudaCommon.DeviceCount() == count
+    if count:
+        assert itk.CudaCommon.CudaUnavailableReason() == ""
+        assert 0 <= itk.CudaCommon.DefaultDevice() < count
+    else:
+        assert itk.CudaCommon.CudaUnavailableReason() != ""
