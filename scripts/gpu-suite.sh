@@ -54,7 +54,9 @@ if [ -f "$build/python.tar.xz" ]; then
   summary+=("pytest: $(tail -n 1 "$out/pytest.log")")
 fi
 
-# CudaCommon's WrapITK module in itk-core's itk package (stage-gpu-build.sh).
+# CudaCommon's WrapITK module in itk-core's itk package (stage-gpu-build.sh),
+# with RTK's module of scripts/test-rtk-wrapping.sh when it was staged (its
+# tests skip without it).
 if [ -f "$build/wrapitk.tar.xz" ]; then
   wrapdir=$(mktemp -d)
   tar -xJf "$build/wrapitk.tar.xz" -C "$wrapdir"

@@ -75,12 +75,18 @@ cp -r "$site/itk" "$site/itkConfig.py" "$site/itk_core.libs" "$site"/itk_core-*.
 prune_itk "$stage" ITKImageFilterBase
 tar -C "$stage" -cf - . | xz -T0 -6 > "$build/python.tar.xz"
 # CudaCommon's WrapITK module (scripts/test-wrapitk.sh --build-only made
-# build-wrapitk/site, its itk package beside itk-core), pruned as above.
-if [[ -d build-wrapitk/site/itk ]]; then
+# build-wrapitk/site, its itk package beside itk-core), pruned as above; with
+# RTK's module of scripts/test-rtk-wrapping.sh when that ran (its site is
+# CudaCommon's plus RTK's files).
+wrapsite=build-wrapitk/site
+if [[ -d build-rtkwrap/site/itk && build-rtkwrap/site/itk -nt build-wrapitk/site/itk/CudaCommonPython.py ]]; then
+  wrapsite=build-rtkwrap/site
+fi
+if [[ -d $wrapsite/itk ]]; then
   wrapitk=$pybuild/wrapitk
   rm -rf "$wrapitk" && mkdir -p "$wrapitk"
-  cp -rL build-wrapitk/site/. "$wrapitk/"
-  prune_itk "$wrapitk" CudaCommon
+  cp -rL "$wrapsite/." "$wrapitk/"
+  prune_itk "$wrapitk" CudaCommon RTK
   tar -C "$wrapitk" -cf - . | xz -T0 -6 > "$build/wrapitk.tar.xz"
 fi
 # The original's Python tests, which wrapping/test/test_original_suite.py runs.

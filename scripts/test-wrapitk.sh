@@ -26,20 +26,10 @@ itk_dir=$(scripts/build-itk.sh --profile wrapped | tail -n 1)
 # at a time per tree.
 exec 8>"$itk_dir/.wrapitk-module.lock"
 flock 8
-# The ITK tree's castxml and SWIG (an external module would otherwise fetch
-# its own: ITK_FORBID_DOWNLOADS makes that an error); the module's outputs
-# in its own build tree, not in the cached ITK tree's lib/.
-mkdir -p "$build"
-cache() { sed -n "s/^$1:[A-Z]*=//p" "$itk_dir/CMakeCache.txt"; }
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DITK_DIR="$itk_dir" \
-  -DCudaCommon_USE_ITK_MODULE_MACROS=ON -DBUILD_TESTING=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
-  -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" -DCudaCommon_CUDA_RUNTIME_STATIC=ON \
-  -DITK_FORBID_DOWNLOADS=ON -DITK_USE_SYSTEM_CASTXML=ON -DCASTXML_EXECUTABLE="$(cache CASTXML_EXECUTABLE)" \
-  -DITK_USE_SYSTEM_SWIG=ON -DSWIG_EXECUTABLE="$(cache SWIG_EXECUTABLE)" \
-  -DCMAKE_ARCHIVE_OUTPUT_DIRECTORY="$PWD/$build/lib" \
-  -DPython3_EXECUTABLE="$(command -v "$python")" -DPY_SITE_PACKAGES_PATH=site >"$build/configure.log" 2>&1 ||
-  { tail -n 40 "$build/configure.log"; exit 1; }
-nice ninja -C "$build" -j"${JOBS:-$(nproc)}" >"$build/build.log" 2>&1 || { tail -n 60 "$build/build.log"; exit 1; }
+# The module's outputs in its own build tree, not in the cached ITK tree's lib/.
+source scripts/wrapitk-external.sh
+wrapitk_external_build . "$build" -DCudaCommon_USE_ITK_MODULE_MACROS=ON \
+  -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" -DCudaCommon_CUDA_RUNTIME_STATIC=ON
 echo "test-wrapitk: built in $(($(date +%s) - start)) s"
 
 # The itk package: itk-core's files (linked) and the module's (installed).
@@ -51,10 +41,6 @@ mkdir -p "$site"
 # Folders made, files linked: ITK finds its modules relative to its files.
 cp -rs "$site_core/itk" "$site_core/itkConfig.py" "$site_core/itk_core.libs" "$site/"
 cp -r --remove-destination "$build/install/site/itk/." "$site/itk/"
-# One TBB in the process: the module takes itk-core's (as the wheels' modules do).
-module=$(ls "$site"/itk/_CudaCommonPython*.so)
-tbb=$(cd "$site_core/itk_core.libs" && ls libtbb-*.so* | head -n 1)
-patchelf --replace-needed libtbb.so.12 "$tbb" "$module"
-patchelf --set-rpath '$ORIGIN/../itk_core.libs' "$module"
+wrapitk_link_itk_core_tbb "$(ls "$site"/itk/_CudaCommonPython*.so)"
 [[ -n $build_only ]] && exit 0
 PYTHONPATH=$site "$python" -m pytest -q -p no:cacheprovider wrapping/wrapitk-test "$@"

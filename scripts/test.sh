@@ -37,6 +37,9 @@ fi
 # 5.4.7, and its Python tests.
 if [[ $# -eq 0 ]]; then
   "$root/scripts/test-wrapitk.sh"
+  # RTK 2.7.0's own wrapping of its CUDA images and their bases, built on
+  # that module's outputs as RTK's CUDA wheels are, and imported beside it.
+  "$root/scripts/test-rtk-wrapping.sh"
 fi
 
 # The Python package as users get it: pip install . (a wheel built by
