@@ -13,11 +13,15 @@
 # tests skip where RTK's module is not installed).
 # RTK's filter classes (rtkCuda*.wrap) need the wrapping of 30 ITK modules
 # (about 640 castxml runs): they are built on the GPU host, not here.
-#   scripts/test-rtk-wrapping.sh [pytest arguments...]
+#   scripts/test-rtk-wrapping.sh [--module-built] [pytest arguments...]
+# --module-built: scripts/test-wrapitk.sh has just built this checkout's
+# module into the tree (as scripts/test.sh runs them); else it runs first.
 # Environment: PYTHON, BUILD_WRAPITK (default build-wrapitk, as
 # test-wrapitk.sh), BUILD_RTKWRAP (default build-rtkwrap), RTK_TARBALL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+module_built=
+if [[ ${1:-} == --module-built ]]; then module_built=1; shift; fi
 python=${PYTHON:-python3}
 wrapitk=${BUILD_WRAPITK:-build-wrapitk}
 build=${BUILD_RTKWRAP:-build-rtkwrap}
@@ -27,8 +31,9 @@ start=$(date +%s)
 itk_dir=$(scripts/build-itk.sh --profile wrapped | tail -n 1)
 # CudaCommon's module file and WrapITK outputs in the shared ITK tree are
 # those of the checkout configured last: this one's, made (or brought up to
-# date) first.
-BUILD_WRAPITK=$wrapitk scripts/test-wrapitk.sh --build-only
+# date) first. (Each module's configure rewrites the tree's castxml include
+# file, so this rebuilds CudaCommon's castxml and SWIG steps after RTK's ran.)
+[[ -n $module_built ]] || BUILD_WRAPITK=$wrapitk scripts/test-wrapitk.sh --build-only
 exec 8>"$itk_dir/.wrapitk-module.lock"
 flock 8
 

@@ -39,7 +39,7 @@ if [[ $# -eq 0 ]]; then
   "$root/scripts/test-wrapitk.sh"
   # RTK 2.7.0's own wrapping of its CUDA images and their bases, built on
   # that module's outputs as RTK's CUDA wheels are, and imported beside it.
-  "$root/scripts/test-rtk-wrapping.sh"
+  "$root/scripts/test-rtk-wrapping.sh" --module-built
 fi
 
 # The Python package as users get it: pip install . (a wheel built by
