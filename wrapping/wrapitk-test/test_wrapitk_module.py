@@ -302,7 +302,7 @@ def test_fast_path_makes_the_image_over_the_array(cupy, dtype, shape, is_vector,
     fast = sys.modules["itk.itkCudaImagePython"]._FastImageFromCudaArray
     image = fast(array, False, is_vector)
     assert isinstance(image, image_type())
-    assert image.GetCudaDataManager().GetGPUBufferPointer() == array.data.ptr
+    assert image.__cuda_array_interface__["data"][0] == array.data.ptr
     spatial = shape[:-1] if is_vector else shape
     assert tuple(image.GetBufferedRegion().GetSize()) == tuple(reversed(spatial))
     np.testing.assert_array_equal(cupy.asnumpy(cupy.asarray(image)), cupy.asnumpy(array))
