@@ -121,7 +121,23 @@ else
   exit 2
 fi
 compiler=$(c++ --version | head -n 1)
-options_hash=$(printf '%s\n' "${options[@]}" "$compiler" "$(cmake --version | head -n 1)" | sha256sum | cut -c1-8)
+# The key names tools by their versions, not their paths: pip builds in a
+# fresh environment each time (its swig and python under a temporary prefix),
+# and must find the tree that scripts/test-wrapitk.sh built, and the reverse.
+hashed_options=()
+for option in "${options[@]}"; do
+  case $option in
+    -DSWIG_EXECUTABLE=*) hashed_options+=("swig $("${option#*=}" -version | sed -n 's/^SWIG Version //p')") ;;
+    -DCASTXML_EXECUTABLE=*) hashed_options+=("$("${option#*=}" --version | sed -n 1p)") ;;
+    -DPython3_EXECUTABLE=*) hashed_options+=("python $("${option#*=}" -c 'import sys; print(*sys.version_info[:2])')") ;;
+    *) hashed_options+=("$option") ;;
+  esac
+done
+# The wrapped tree serves any CMake that can build a module against it (pip's
+# build environment may bring another CMake than the one that built it).
+cmake_version=$(cmake --version | sed -n 1p)
+[[ $profile == wrapped ]] && cmake_version=
+options_hash=$(printf '%s\n' "${hashed_options[@]}" "$compiler" "$cmake_version" | sha256sum | cut -c1-8)
 cache=${CUDACOMMON_ITK_CACHE:-$HOME/.cache/cudacommon-itk}
 key=$profile-$source_hash-$options_hash
 final=$cache/$key

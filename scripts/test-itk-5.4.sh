@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# CudaCommon against ITK 5.4.7 built from its release source, the way the
-# Python wheel will compile it in (issue 12): ITK static and
+# CudaCommon against ITK 5.4.7 built from its release source, the tree the
+# Python wheel is built against (issue 12): ITK static and
 # position-independent with the PyPI wheels' ABI settings
-# (scripts/build-itk.sh, cached), CudaCommon's library static against it,
+# (scripts/build-itk.sh --profile wrapped, cached), CudaCommon's library static against it,
 # installed into a private prefix, and examples/consumer configured, built and
 # run against that installation. The consumer checks its pixels (on the CPU
 # without a GPU, on the GPU with one); a failure at any step fails the script.
@@ -18,7 +18,9 @@ if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
   export PATH=/usr/local/cuda/bin:$PATH
 fi
 
-itk_dir=$("$root/scripts/build-itk.sh" --module ITKImageIntensity "$@" | tail -n 1)
+# The tree the Python wheel is built against (it has ITKImageIntensity's static
+# library too): one ITK 5.4.7 tree for both.
+itk_dir=$("$root/scripts/build-itk.sh" --profile wrapped "$@" | tail -n 1)
 version=$(sed -n 's/^set(ITK_VERSION_\(MAJOR\|MINOR\|PATCH\) "\([0-9]*\)")$/\2/p' "$itk_dir/ITKConfig.cmake" | paste -sd. -)
 if [[ $version != 5.4.* ]]; then
   echo "test-itk-5.4: $itk_dir is ITK '${version}', not 5.4.x" >&2
