@@ -2,11 +2,10 @@
 """Hand-off costs between itk.CudaImage and CuPy / PyTorch, next to the same
 hand-offs between CuPy and PyTorch, measured in one process.
 
-    python bench/python_handoff.py [--size 64] [--repeats 7] [--calls 2000] [--wrapitk]
+    python bench/python_handoff.py [--size 64] [--repeats 7] [--calls 2000]
 
---wrapitk measures CudaCommon's WrapITK module (itk.CudaCommonPython, loaded
-by `import itk`; scripts/test-wrapitk.sh) instead of the itk_cudacommon
-package.
+CudaCommon's module is ITK's wrapping of it (itk.CudaCommonPython, loaded by
+`import itk`: pip install ., or scripts/test-wrapitk.sh's build).
 
 Each row is the host time of one call (time.perf_counter_ns over --calls
 calls, median of --repeats runs; the calls queue no GPU work, so no CUDA
@@ -44,7 +43,6 @@ def main():
     parser.add_argument("--size", type=int, default=64, help="edge of the float32 cube (default 64)")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--calls", type=int, default=2000)
-    parser.add_argument("--wrapitk", action="store_true", help="CudaCommon's WrapITK module, not itk_cudacommon")
     args = parser.parse_args()
 
     t0 = time.perf_counter_ns()
@@ -52,13 +50,8 @@ def main():
 
     itk.Image  # noqa: B018  (ITK's lazy loading: the module of itk.Image)
     t1 = time.perf_counter_ns()
-    if args.wrapitk:
-        itk.CudaImage  # noqa: B018  (the module of itk.CudaImage)
-        version = f"CudaCommon (WrapITK) {itk.CudaCommon.__version__}"
-    else:
-        import itk_cudacommon
-
-        version = f"itk_cudacommon {itk_cudacommon.__version__}"
+    itk.CudaImage  # noqa: B018  (the module of itk.CudaImage)
+    version = f"CudaCommon {itk.CudaCommon.__version__}"
     t2 = time.perf_counter_ns()
     import cupy
     import torch
@@ -116,7 +109,7 @@ def main():
     print(f"# python {sys.version.split()[0]}, itk {itk.Version.GetITKVersion()}, {version}, "
           f"cupy {cupy.__version__}, torch {torch.__version__}, {torch.cuda.get_device_name()}")
     print(f"# {n}^3 float32; {args.calls} calls x {args.repeats} runs; import itk and load itk.Image "
-          f"{(t1 - t0) / 1e6:.0f} ms, then {'load itk.CudaImage' if args.wrapitk else 'import itk_cudacommon'} "
+          f"{(t1 - t0) / 1e6:.0f} ms, then load itk.CudaImage "
           f"{(t2 - t1) / 1e6:.0f} ms")
     print("| hand-off | µs per call, median | range |")
     print("|---|---:|---|")

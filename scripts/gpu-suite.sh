@@ -42,28 +42,21 @@ if [ -n "$tests" ]; then
 ctest --test-dir "$build" -E 'consumer|python|Benchmark.smoke|CudaArchitectures' --output-on-failure -j1 > "$out/ctest.log" 2>&1 || status=1
 summary+=("ctest: $(grep -E 'tests passed|tests failed' "$out/ctest.log" | tail -n 1); skipped: $(grep -c 'Skipped' "$out/ctest.log")")
 
-# The Python package and the parts of itk-core it runs with (stage-gpu-build.sh).
-pydir=; wrapdir=
-if [ -f "$build/python.tar.xz" ]; then
-  pydir=$(mktemp -d)
-  tar -xJf "$build/python.tar.xz" -C "$pydir"
-  python3 -m compileall -q -j 0 "$pydir" > /dev/null  # as pip install does: no compile on the first import
-  [ -f "$build/itkcudacommon-2.1.0.tar.xz" ] && export CUDACOMMON_ORIGINAL_TARBALL="$build/itkcudacommon-2.1.0.tar.xz"
-  PYTHONPATH="$pydir" python3 -m pytest -q -rs -p no:cacheprovider "$root/wrapping/test" \
-    > "$out/pytest.log" 2>&1 || status=1
-  summary+=("pytest: $(tail -n 1 "$out/pytest.log")")
-fi
-
+wrapdir=
 # CudaCommon's WrapITK module in itk-core's itk package (stage-gpu-build.sh),
 # with RTK's module of scripts/test-rtk-wrapping.sh when it was staged (its
 # tests skip without it).
 if [ -f "$build/wrapitk.tar.xz" ]; then
   wrapdir=$(mktemp -d)
   tar -xJf "$build/wrapitk.tar.xz" -C "$wrapdir"
-  python3 -m compileall -q -j 0 "$wrapdir" > /dev/null
+  python3 -m compileall -q -j 0 "$wrapdir" > /dev/null  # as pip install does: no compile on the first import
+  [ -f "$build/itkcudacommon-2.1.0.tar.xz" ] && export CUDACOMMON_ORIGINAL_TARBALL="$build/itkcudacommon-2.1.0.tar.xz"
   PYTHONPATH="$wrapdir" python3 -m pytest -q -rs -p no:cacheprovider "$root/wrapping/wrapitk-test" \
     > "$out/pytest-wrapitk.log" 2>&1 || status=1
-  summary+=("pytest (WrapITK module): $(tail -n 1 "$out/pytest-wrapitk.log")")
+  summary+=("pytest wrapping/wrapitk-test: $(tail -n 1 "$out/pytest-wrapitk.log")")
+  PYTHONPATH="$wrapdir" python3 -m pytest -q -rs -p no:cacheprovider "$root/wrapping/test" \
+    > "$out/pytest.log" 2>&1 || status=1
+  summary+=("pytest wrapping/test: $(tail -n 1 "$out/pytest.log")")
 fi
 
 rc=0
@@ -94,21 +87,13 @@ if [ -n "$bench" ]; then
   "$build/bench/CudaCommonBenchmark" --sizes 256,512 --json "$out/bench.json" > "$out/bench.log" 2>&1 || rc=$?
   [ $rc -eq 0 ] || status=1
   summary+=("benchmark: exit $rc; table in bench.log")
-  if [ -n "$pydir" ]; then
+  if [ -n "${wrapdir:-}" ]; then
     rc=0
     for run in 1 2 3; do  # three fresh processes: the first-use rows vary
-      PYTHONPATH="$pydir" python3 "$root/bench/python_handoff.py" >> "$out/handoff.log" 2>&1 || rc=$?
+      PYTHONPATH="$wrapdir" python3 "$root/bench/python_handoff.py" >> "$out/handoff.log" 2>&1 || rc=$?
     done
     [ $rc -eq 0 ] || status=1
     summary+=("Python hand-offs: exit $rc; tables in handoff.log")
-  fi
-  if [ -n "${wrapdir:-}" ]; then
-    rc=0
-    for run in 1 2 3; do
-      PYTHONPATH="$wrapdir" python3 "$root/bench/python_handoff.py" --wrapitk >> "$out/handoff-wrapitk.log" 2>&1 || rc=$?
-    done
-    [ $rc -eq 0 ] || status=1
-    summary+=("Python hand-offs (WrapITK module): exit $rc; tables in handoff-wrapitk.log")
   fi
   if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     rc=0

@@ -29,7 +29,8 @@ flock 8
 # The module's outputs in its own build tree, not in the cached ITK tree's lib/.
 source scripts/wrapitk-external.sh
 wrapitk_external_build . "$build" -DCudaCommon_USE_ITK_MODULE_MACROS=ON \
-  -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" -DCudaCommon_CUDA_RUNTIME_STATIC=ON
+  -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" -DCudaCommon_CUDA_RUNTIME_STATIC=ON \
+  -DCudaCommon_PYTHON_TEST_BACKEND=ON
 echo "test-wrapitk: built in $(($(date +%s) - start)) s"
 
 # The itk package: itk-core's files (linked) and the module's (installed).
@@ -41,6 +42,8 @@ mkdir -p "$site"
 # Folders made, files linked: ITK finds its modules relative to its files.
 cp -rs "$site_core/itk" "$site_core/itkConfig.py" "$site_core/itk_core.libs" "$site/"
 cp -r --remove-destination "$build/install/site/itk/." "$site/itk/"
+cp -r wrapping/python/itk_cudacommon "$site/"
 wrapitk_link_itk_core_tbb "$(ls "$site"/itk/_CudaCommonPython*.so)"
 [[ -n $build_only ]] && exit 0
-PYTHONPATH=$site "$python" -m pytest -q -p no:cacheprovider wrapping/wrapitk-test "$@"
+PYTHONPATH=$site "$python" -m pytest -q -rs -p no:cacheprovider wrapping/wrapitk-test "$@"
+PYTHONPATH=$site "$python" -m pytest -q -rs -p no:cacheprovider wrapping/test "$@"

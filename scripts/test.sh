@@ -43,11 +43,17 @@ if [[ $# -eq 0 ]]; then
 fi
 
 # The Python package as users get it: pip install . (a wheel built by
-# scikit-build-core), then the Python tests against the installed package.
+# scikit-build-core: CudaCommon's WrapITK module against the wrapped ITK tree
+# above, installed into itk-core's itk package), then the Python tests against
+# the installed package (the emulated-device test needs test-wrapitk.sh's
+# build and skips here, visibly).
 if [[ $# -eq 0 ]]; then
   python=${PYTHON:-python3}
   # One architecture here, as for every build of the tests (a wheel for users
   # builds them all: CMakeLists.txt's default).
   "$python" -m pip install --quiet --config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" "$root"
-  (cd "$root" && "$python" -m pytest -q -rs -p no:cacheprovider wrapping/test)
+  # From elsewhere than the checkout: `import itk_cudacommon` is the installed one.
+  for suite in wrapitk-test test; do
+    (cd /tmp && "$python" -m pytest -q -rs -p no:cacheprovider "$root/wrapping/$suite")
+  done
 fi

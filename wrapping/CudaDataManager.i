@@ -2,8 +2,23 @@
 // itkCudaDataManager submodule through ITK_WRAP_PYTHON_SWIG_EXT).
 %{
 #include "itkCudaUtil.h"
+#include "itkPyCudaCommon.h"
 #include <memory>
 %}
+
+// Copy statistics are a dict in Python ({'HostToDeviceCount': ..., ...}),
+// not an opaque struct.
+%typemap(out) itk::CudaTransferStatistics "$result = itk::python::TransferStatisticsDict($1);"
+// A stream is an integer, as the array interfaces write it (1: the legacy
+// default stream, where CudaCommon's work is handed to at every view).
+%typemap(out) CUstream_st *
+{
+  const auto stream = reinterpret_cast<uintptr_t>($1);
+  $result = PyLong_FromUnsignedLongLong(stream == 0 ? 1ULL : static_cast<unsigned long long>(stream));
+}
+// ExportGPUBuffer()'s hold is C++ only: Python takes views through the
+// image's __cuda_array_interface__ and __dlpack__, which keep it.
+%ignore itkCudaDataManager::ExportGPUBuffer;
 
 %extend itkCudaDataManager {
   // Make `pointer`, device memory of `bytes` bytes that the Python object

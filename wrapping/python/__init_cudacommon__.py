@@ -1,8 +1,11 @@
 """Run by `import itk` (ITK's module loader runs itk/__init_<module>__.py):
 adds CudaCommon's functions to itk, and its version and device queries to
-itk.CudaCommon."""
+itk.CudaCommon; makes itk.CudaImage[P, D] a key wherever itk.Image[P, D] is
+one (below)."""
 
+import atexit
 import importlib
+import itertools
 import sys
 
 _itk = sys.modules["itk"]
@@ -14,14 +17,14 @@ for _name in ("itk.itkCudaImageFromCudaArray", "itk.itkCudaImageFromImage"):
         setattr(_itk, _function, getattr(_module, _function))
 
 
-def _device_query(name, doc):
-    def query():
+def _module_function(name, doc):
+    def function(*args):
         _itk.CudaImage  # loads CudaCommon's classes (itk loads modules lazily)
-        return getattr(sys.modules["itk.itkCudaImagePython"], name)()
+        return getattr(sys.modules["itk.itkCudaImagePython"], name)(*args)
 
-    query.__name__ = query.__qualname__ = name
-    query.__doc__ = doc
-    return query
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function
 
 
 for _name, _doc in (
@@ -29,5 +32,138 @@ for _name, _doc in (
     ("CudaUnavailableReason", "Why IsCudaAvailable() is False ('' when it is True)."),
     ("DeviceCount", "How many CUDA devices are visible (0 without a device or driver)."),
     ("DefaultDevice", "The device new images' GPU copies go to."),
+    ("CurrentDevice", "The calling thread's current CUDA device."),
+    ("SetCurrentDevice", "SetCurrentDevice(device): make `device` the calling thread's current device."),
+    ("DeviceOfPointer", "The device of a device pointer; ValueError for host memory."),
+    ("LegacyStreamWaitFor", "LegacyStreamWaitFor(stream): CudaCommon's work (on the legacy default stream) "
+                            "waits for the work queued so far on `stream` (array-interface values)."),
+    ("StreamWaitFor", "StreamWaitFor(waiter, producer): stream `waiter` waits for `producer`'s work so far."),
+    ("CudaMemoryPoolIsEnabled", "True when device buffers come from CudaCommon's stream-ordered memory pools "
+                                "(the default; ITK_CUDA_MEMORY_POOL=0 turns them off)."),
+    ("CudaTrimMemoryPools", "CudaTrimMemoryPools(keep_bytes=0): give the devices the memory the pools keep "
+                            "(all but keep_bytes per device), after the device work queued so far."),
+    ("CudaSetMemoryPoolReleaseThreshold", "CudaSetMemoryPoolReleaseThreshold(nbytes): bytes of freed memory "
+                                          "each pool keeps for later allocations."),
+    ("CudaGetMemoryPoolReleaseThreshold", "CudaGetMemoryPoolReleaseThreshold(device): the release threshold "
+                                          "of `device`'s pool, in bytes."),
+    ("GetITKVersion", "The ITK release the module was compiled with."),
 ):
-    setattr(_itk.CudaCommon, _name, _device_query(_name, _doc))
+    setattr(_itk.CudaCommon, _name, _module_function(_name, _doc))
+
+
+def CudaMemoryProbe():
+    """A new itk::CudaMemoryProbe: Start()/Stop() sample the device memory in
+    use (kB); GetMean(), GetTotal(), GetNumberOfStops() as ITK's probes."""
+    _itk.CudaImage  # loads CudaCommon's classes
+    return sys.modules["itk.itkCudaImagePython"].itkCudaMemoryProbe()
+
+
+_itk.CudaMemoryProbe = _itk.CudaCommon.CudaMemoryProbe = CudaMemoryProbe
+
+
+def _trim_pools_at_exit():
+    """At exit, the pools give back what they keep (for tools such as
+    compute-sanitizer, which report memory still held at exit)."""
+    module = sys.modules.get("itk.itkCudaImagePython")
+    if module is not None and module.IsCudaAvailable():
+        module.CudaTrimMemoryPools(0)
+
+
+atexit.register(_trim_pools_at_exit)
+
+
+class _CudaImageKeys:
+    """itk.CudaImage[P, D] as a template key wherever itk.Image[P, D] is one.
+
+    ITK's Python helpers look templates up by an object's exact class:
+    itk.PyBuffer for itk.array_view_from_image, a filter's New(image) and the
+    snake_case forms (itk.median_image_filter(image)). A CudaImage is an
+    itk.Image (its class derives from the wheel's), so each instantiation for
+    an itk.Image[P, D] is also found under itk.CudaImage[P, D]: for the
+    templates loaded when CudaCommon's classes are, and for those ITK's lazy
+    loading adds later (through itkTemplate.__add__, which registers every
+    wrapped class)."""
+
+    def __init__(self):
+        self.cuda_of = {}  # the wheel's image class -> its CudaImage class
+        self.keys_with = None  # a class -> [(template, key)], made at the first CudaImage
+        self.made = {}  # template -> the alias keys set in it (a class wrapped for one replaces it)
+
+    def aliases(self, key):
+        if len(key) == 1:  # most keys: one image type
+            cuda = self.cuda_of.get(key[0])
+            return [] if cuda is None else [(cuda,)]
+        options = [(p, self.cuda_of[p]) if p in self.cuda_of else (p,) for p in key]
+        return [k for k in itertools.product(*options) if k != key]
+
+    def alias(self, template, key):
+        if template.__name__ == "itk::CudaImage":
+            return
+        cls = template.__template__[key]
+        for alias in self.aliases(key):
+            if alias not in template.__template__:
+                template.__template__[alias] = cls
+                self.made.setdefault(template, set()).add(alias)
+
+    def before_add(self, template, parameters):
+        """A class wrapped for an alias key replaces the alias (no warning)."""
+        made = self.made.get(template)
+        if made:
+            key = tuple(template.__find_param__(parameters))
+            if key in made:
+                made.discard(key)
+                del template.__template__[key]
+
+    def index(self, template, key):
+        for parameter in key:
+            try:
+                self.keys_with.setdefault(parameter, []).append((template, key))
+            except TypeError:  # an unhashable parameter names no image class
+                pass
+
+    def added(self, template, key, cls):
+        """itkTemplate.__add__ registered `cls` as template[key]."""
+        from itk.support.template_class import itkTemplateBase
+
+        if not isinstance(key, tuple):
+            return
+        if template.__name__ != "itk::CudaImage":
+            if self.keys_with is not None:
+                self.index(template, key)
+            if any(p in self.cuda_of for p in key):
+                self.alias(template, key)
+            return
+        registered = itkTemplateBase.__template_instantiations_object_to_name__
+        base = next((b for b in cls.__mro__[1:] if registered.get(b, (None,))[0] is not None
+                     and registered[b][0].__name__ == "itk::Image"), None)
+        if base is None:
+            return
+        if self.keys_with is None:
+            self.keys_with = {}
+            for other in list(itkTemplateBase.__named_template_registry__.values()):
+                for other_key in list(other.__template__):
+                    if isinstance(other_key, tuple):
+                        self.index(other, other_key)
+        self.cuda_of[base] = cls
+        for other, other_key in self.keys_with.get(base, ()):
+            self.alias(other, other_key)
+
+
+def _hook_template_additions(keys):
+    from itk.support.template_class import itkTemplate, itkTemplateBase
+
+    original = itkTemplate.__add__
+
+    def __add__(self, paramSetString, cl):
+        keys.before_add(self, paramSetString)
+        original(self, paramSetString, cl)
+        entry = itkTemplateBase.__template_instantiations_object_to_name__.get(cl)
+        if entry is not None and entry[0] is self:
+            keys.added(self, entry[1], cl)
+
+    __add__.__doc__ = original.__doc__
+    __add__.__wrapped__ = original
+    itkTemplate.__add__ = __add__
+
+
+_hook_template_additions(_CudaImageKeys())

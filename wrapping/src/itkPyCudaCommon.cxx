@@ -19,8 +19,6 @@
 
 #include "itkCudaMemoryBackend.h"
 #include "itkCudaUtil.h"
-#include "itkObjectFactoryBase.h"
-#include "itkSingleton.h"
 
 #include <algorithm>
 #include <map>
@@ -71,34 +69,6 @@ Descr(const char * typestr)
   return entry;
 }
 } // namespace
-
-bool
-AdoptWheelGlobals()
-{
-  // The wheel's ITKCommon module exports its SingletonIndex through a capsule
-  // (as ITK's own modules of a static build adopt it); `import itk` alone is
-  // lazy and does not load that module.
-  PyObject * common = PyImport_ImportModule("itk._ITKCommonPython");
-  if (common == nullptr)
-  {
-    return false;
-  }
-  Py_DECREF(common);
-  // The capsule holds a table of functions; entry 0 returns the SingletonIndex.
-  auto ** table = static_cast<void **>(PyCapsule_Import("itk._ITKCommonPython._C_API", 0));
-  if (table == nullptr || table[0] == nullptr)
-  {
-    if (!PyErr_Occurred())
-    {
-      PyErr_SetString(PyExc_ImportError, "itk._ITKCommonPython._C_API holds no SingletonIndex");
-    }
-    return false;
-  }
-  using GetIndexFunction = SingletonIndex * (*)();
-  SingletonIndex::SetInstance(reinterpret_cast<GetIndexFunction>(table[0])());
-  ObjectFactoryBase::Initialize();
-  return true;
-}
 
 /** Keeps a Python object alive from C++; the last reference is dropped with the GIL held. */
 std::shared_ptr<const void>
@@ -444,9 +414,8 @@ FastImageFromCudaArray(PyObject * array, bool keepAxes, bool isVector)
 }
 
 PyObject *
-TransferStatisticsDict(const CudaDataManager * manager)
+TransferStatisticsDict(const CudaTransferStatistics & s)
 {
-  const auto s = manager->GetTransferStatistics();
   return Py_BuildValue("{sKsKsKsKsKsK}",
                        "HostToDeviceCount",
                        static_cast<unsigned long long>(s.HostToDeviceCount),

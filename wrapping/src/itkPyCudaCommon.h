@@ -19,19 +19,16 @@
 #define itkPyCudaCommon_h
 
 /** \file itkPyCudaCommon.h
- * \brief What the SWIG module CudaCommonPython adds to the wrapped ITK
- * classes themselves: sharing ITK's global state with the PyPI wheels,
- * references handed to Python, the array interfaces of a CudaImage and
- * device queries. Errors: itk::ExceptionObject becomes RuntimeError,
- * std::invalid_argument ValueError, std::out_of_range IndexError.
+ * \brief What CudaCommon's WrapITK module adds to the wrapped classes
+ * (compiled into _CudaCommonPython; CudaImageInterop.i and CudaDataManager.i
+ * call it): the array interfaces of a CudaImage with their export holds,
+ * DLPack, images over device memory, and device queries.
  * \ingroup CudaCommon
  */
 
 #include <Python.h>
 
 #include "itkCudaImage.h"
-#include "itkMultiThreaderBase.h"
-#include "itkProcessObject.h"
 
 #include <cstdint>
 #include <memory>
@@ -44,112 +41,14 @@ namespace itk
 {
 namespace python
 {
-/** Make this module's copy of ITKCommon use the globals of the wheel's
- * (itk._ITKCommonPython's SingletonIndex), as the wheel's own modules do, and
- * keep them: factories, thread counts and the default threader are then one
- * set per process. False with a Python error set when the wheel is missing. */
-bool
-AdoptWheelGlobals();
-
-/** A new T for Python: one reference, released by the proxy's destructor.
- * Process objects are created with a threader this module can make (the
- * wheel's default, TBB, is not compiled in here; see the .cxx). */
+/** A new T for Python: one reference, released by the proxy's destructor. */
 template <typename T>
 T *
 NewReference()
 {
-  typename T::Pointer object;
-  if constexpr (std::is_base_of_v<ProcessObject, T>)
-  {
-    const auto previous = MultiThreaderBase::GetGlobalDefaultThreader();
-    const bool swap = previous == MultiThreaderBase::ThreaderEnum::TBB;
-    if (swap)
-    {
-      MultiThreaderBase::SetGlobalDefaultThreader(MultiThreaderBase::ThreaderEnum::Pool);
-    }
-    try
-    {
-      object = T::New();
-    }
-    catch (...)
-    {
-      if (swap)
-      {
-        MultiThreaderBase::SetGlobalDefaultThreader(previous);
-      }
-      throw;
-    }
-    if (swap)
-    {
-      MultiThreaderBase::SetGlobalDefaultThreader(previous);
-    }
-  }
-  else
-  {
-    object = T::New();
-  }
+  typename T::Pointer object = T::New();
   object->Register();
   return object.GetPointer();
-}
-
-/** `object` with one more reference, for a proxy that releases it. */
-template <typename T>
-T *
-Reference(T * object)
-{
-  if (object != nullptr)
-  {
-    object->Register();
-  }
-  return object;
-}
-
-/** `object` as a T (a new reference); std::invalid_argument when it is not one. */
-template <typename T>
-T *
-CastReference(LightObject * object)
-{
-  if (object == nullptr)
-  {
-    return nullptr;
-  }
-  auto * cast = dynamic_cast<T *>(object);
-  if (cast == nullptr)
-  {
-    throw std::invalid_argument(std::string("cannot cast a ") + object->GetNameOfClass() + " to this type");
-  }
-  return Reference(cast);
-}
-
-/** Host access modes before a method of the wheel's itk.Image reads or writes
- * the CPU buffer directly (FillBuffer, SetPixel, GetPixel, ... bypass the
- * virtual GetBufferPointer()). */
-enum class HostAccess : int
-{
-  Read = 0,      ///< CPU copy made current
-  Write = 1,     ///< CPU copy made current, GPU copy stale
-  Overwrite = 2, ///< every pixel is written: CPU copy current without a download
-};
-
-template <typename TImage>
-void
-PrepareHostAccess(TImage * image, int mode)
-{
-  auto * manager = image->GetDataManager();
-  switch (static_cast<HostAccess>(mode))
-  {
-    case HostAccess::Read:
-      static_cast<const TImage *>(image)->GetBufferPointer();
-      break;
-    case HostAccess::Write:
-      manager->SetGPUBufferDirty();
-      break;
-    case HostAccess::Overwrite:
-      manager->GetCPUBufferPointerForOverwrite();
-      break;
-    default:
-      throw std::invalid_argument("host access mode: expected 0 (read), 1 (write) or 2 (overwrite)");
-  }
 }
 
 /** Type string of one pixel component, in the array interfaces' notation. */
@@ -370,9 +269,10 @@ RegisterArrayImageType(ImageFromPointerFunction make)
 PyObject *
 FastImageFromCudaArray(PyObject * array, bool keepAxes, bool isVector);
 
-/** Statistics of a data manager's copies, as a dict. */
+/** Statistics of a data manager's copies, as a dict
+ * ({'HostToDeviceCount': ..., 'HostToDeviceBytes': ..., ...}). */
 PyObject *
-TransferStatisticsDict(const CudaDataManager * manager);
+TransferStatisticsDict(const CudaTransferStatistics & statistics);
 
 /** True when at least one usable CUDA device exists (never throws). */
 bool

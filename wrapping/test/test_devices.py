@@ -47,7 +47,7 @@ def test_consumers_on_another_current_device(two_gpus, torch, cupy):
     icc.core.SetCurrentDevice(1)  # as JAX leaves it, say
     tensor = torch.from_dlpack(image)  # with a stream of device 0 while device 1 is current
     assert tensor.device == torch.device("cuda", 0)
-    assert tensor.data_ptr() == image.GetCudaDataManager().GetConstGPUBufferPointer()
+    assert tensor.data_ptr() == int(image.GetCudaDataManager().GetConstGPUBufferPointer())
     tensor.mul_(2.0)
     torch.cuda.synchronize(0)
     assert image.GetPixel((32, 16, 8)) == 3.0

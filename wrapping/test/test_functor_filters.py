@@ -126,4 +126,9 @@ def test_add_vector_images(components, dimension, gpu_enabled):
     result = np.asarray(add.GetOutput())
     assert result.shape == a.shape
     np.testing.assert_array_equal(result, a + b)
-    assert not hasattr(add, "SetConstant2"), "vector constants are not wrapped"
+    constant = itk.Vector[itk.F, components]()
+    for i in range(components):
+        constant[i] = i + 1.0
+    shifted = itk.CudaAddImageFilter[type(first)].New(first, Constant2=constant, GPUEnabled=gpu_enabled)
+    shifted.Update()
+    np.testing.assert_array_equal(np.asarray(shifted.GetOutput()), a + np.arange(1, components + 1, dtype=np.float32))

@@ -3,6 +3,7 @@
 
 import pathlib
 import re
+import sys
 
 import itk
 import numpy as np
@@ -29,12 +30,11 @@ def test_registered_in_itk():
     assert itk.CudaSquareImageFilter is icc.CudaSquareImageFilter
     assert itk.CudaImageFromImageFilter is icc.CudaImageFromImageFilter
     assert itk.CudaDataManager is icc.core.itkCudaDataManager
-    assert itk.CudaMemoryProbe is icc.core.itkCudaMemoryProbe
+    assert type(itk.CudaMemoryProbe()).__name__ == "itkCudaMemoryProbe"
     assert itk.cuda_image_from_cuda_array is icc.cuda_image_from_cuda_array
     assert itk.cuda_image_from_image is icc.cuda_image_from_image
     assert itk.image_from_cuda_image is icc.image_from_cuda_image
-    assert itk.CudaCommon is icc
-    assert icc.core is icc.CudaCommonPython
+    assert itk.CudaCommon.CudaImage is itk.CudaImage
     assert callable(itk.cuda_square_image_filter) and callable(itk.cuda_image_from_image_filter)
 
 
@@ -46,7 +46,7 @@ def test_registered_in_itk():
 def test_template_keys(pixel, name):
     cls = itk.CudaImage[pixel, 2]
     assert cls.__name__ == name
-    assert cls is getattr(icc.core, name)
+    assert cls is getattr(sys.modules["itk.itkCudaImagePython"], name)
     assert issubclass(cls, itk.Image[pixel, 2])
 
 
@@ -161,8 +161,8 @@ def test_cpu_buffer_pointer_is_the_numpy_view():
     image = make()
     image.FillBuffer(1.0)
     manager = image.GetCudaDataManager()
-    assert manager.GetConstCPUBufferPointer() == np.asarray(image).ctypes.data
-    assert manager.GetCPUBufferPointer() == np.asarray(image).ctypes.data
+    assert int(manager.GetConstCPUBufferPointer()) == np.asarray(image).ctypes.data
+    assert int(manager.GetCPUBufferPointer()) == np.asarray(image).ctypes.data
 
 
 def test_without_gpu_device_access_is_a_clear_error():
@@ -245,7 +245,7 @@ def test_cuda_array_interface_on_a_gpu(gpu):
     assert interface["shape"] == (6, 5, 4)
     assert interface["typestr"] == "<f4"
     assert interface["version"] == 3
-    assert interface["data"] == (manager.GetConstGPUBufferPointer(), False)
+    assert interface["data"] == (int(manager.GetConstGPUBufferPointer()), False)
     # The buffer's work is handed to the legacy default stream (1), which the
     # consumer orders its work after.
     assert interface["stream"] == 1

@@ -191,12 +191,12 @@ class _Interface:
 
 
 @pytest.mark.parametrize("fields, message", [
-    ({"stream": 0}, "invalid stream"),
-    ({"stream": -5}, "invalid stream"),
-    ({"strides": (4, 8)}, "contiguous strides"),
-    ({"typestr": "<c8"}, "no ITK pixel type"),
-    ({"shape": (0, 3)}, "empty array"),
-    ({"data": (0, False)}, "empty array"),
+    ({"stream": 0}, "stream: expected None or a non-zero stream handle"),
+    ({"stream": -5}, "stream: expected None or a non-zero stream handle"),
+    ({"strides": (4, 8)}, "is not a contiguous C"),
+    ({"typestr": "<c8"}, "has no CudaImage pixel type"),
+    ({"shape": (0, 3)}, "has no elements"),
+    ({"data": (0, False)}, "is not a device address"),
 ])
 def test_image_from_cuda_array_refuses_bad_interfaces(fields, message):
     with pytest.raises(ValueError, match=message):
@@ -218,7 +218,7 @@ def test_image_from_cuda_array_follows_the_producer_stream(cupy):
 def test_image_from_cuda_array_refuses_other_layouts(cupy):
     with pytest.raises(ValueError, match="contiguous"):
         itk.cuda_image_from_cuda_array(cupy.zeros((4, 6), dtype=cupy.float32)[:, ::2])
-    with pytest.raises(ValueError, match="no ITK pixel type"):
+    with pytest.raises(ValueError, match="has no CudaImage pixel type"):
         itk.cuda_image_from_cuda_array(cupy.zeros((4, 6), dtype=cupy.complex64))
     with pytest.raises(TypeError):
         itk.cuda_image_from_cuda_array(np.zeros((4, 6), dtype=np.float32))

@@ -30,7 +30,7 @@ def test_interface_makes_the_gpu_copy_current_and_holds_the_buffer():
     assert interface["version"] == 3 and interface["strides"] is None
     assert interface["stream"] == manager.GetStream()
     pointer, read_only = interface["data"]
-    assert pointer == manager.GetConstGPUBufferPointer() != 0 and read_only is False
+    assert pointer == int(manager.GetConstGPUBufferPointer()) != 0 and read_only is False
     assert manager.IsCPUBufferDirty() and not manager.IsGPUBufferDirty()  # the consumer may write
     assert manager.IsGPUBufferExported()
     assert img.GetTransferStatistics()["HostToDeviceCount"] == 1
@@ -93,7 +93,7 @@ def test_dlpack_capsules_describe_the_device_buffer(max_version, name):
     capsule = img.__dlpack__(max_version=max_version)
     assert f'"{name}"' in repr(capsule)
     pointer, device_type, device, shape, strides, typestr, read_only, owner = icc.core.ConsumeDLPackCapsule(capsule)
-    assert pointer == img.GetCudaDataManager().GetConstGPUBufferPointer()
+    assert pointer == int(img.GetCudaDataManager().GetConstGPUBufferPointer())
     assert (device_type, device) == img.__dlpack_device__() == (2, img.GetDevice())
     assert shape == (6, 5, 4) and strides == (20, 4, 1) and typestr == "<f4" and read_only is False
     assert img.GetCudaDataManager().IsGPUBufferExported()
@@ -125,11 +125,11 @@ def test_an_image_from_an_interface_views_its_memory():
     view = itk.cuda_image_from_cuda_array(source)
     assert type(view) is itk.CudaImage[itk.F, 3]
     assert tuple(view.GetBufferedRegion().GetSize()) == (4, 5, 6)
-    pointer = source.GetCudaDataManager().GetConstGPUBufferPointer()
-    assert view.GetCudaDataManager().GetConstGPUBufferPointer() == pointer
+    pointer = int(source.GetCudaDataManager().GetConstGPUBufferPointer())
+    assert int(view.GetCudaDataManager().GetConstGPUBufferPointer()) == pointer
     assert view.GetPixel([1, 2, 3]) == 3.0  # downloaded from the shared buffer
     other = itk.cuda_image_from_cuda_array(Interface(source, strides=(80, 16, 4)))  # C order given explicitly
-    assert other.GetCudaDataManager().GetConstGPUBufferPointer() == pointer
+    assert int(other.GetCudaDataManager().GetConstGPUBufferPointer()) == pointer
     del source
     assert other.GetPixel([3, 4, 5]) == 3.0  # the interface's owner is kept alive
 
