@@ -62,7 +62,10 @@ case $profile in
     # ITKCommon's wrapping wraps itk::MeshRegion (ITKMesh); ITKImageIntensity
     # is a C++ dependency of CudaCommon (its filters' CPU parents), configured
     # but not wrapped here (CudaCommon's wrapping imports ITKCommon's alone).
-    modules+=(ITKMesh ITKImageIntensity) ;;
+    # ITKIOImageBase (in itk-core too) is for RTK's headers: rtkMacro.h
+    # includes itkImageFileWriter.h, so RTK's CUDA filters wrapped on this
+    # tree (scripts/test-rtk-wrapping.sh) need its headers and library.
+    modules+=(ITKMesh ITKImageIntensity ITKIOImageBase) ;;
   *)
     echo "build-itk.sh: unknown profile '$profile' (known: python, module, wrapped)" >&2
     exit 2 ;;

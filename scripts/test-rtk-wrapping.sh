@@ -11,17 +11,28 @@
 # stages against CudaCommon.mdx, compiles and links _RTKPython, and imports it
 # beside CudaCommon and PyPI's itk-core (wrapping/wrapitk-test, whose RTK
 # tests skip where RTK's module is not installed).
-# RTK's filter classes (rtkCuda*.wrap) need the wrapping of 30 ITK modules
-# (about 640 castxml runs): they are built on the GPU host, not here.
-#   scripts/test-rtk-wrapping.sh [--module-built] [pytest arguments...]
+# One of RTK's CUDA filters is built with it, from RTK's unchanged sources:
+# rtk::CudaConstantVolumeSource (its .cxx and CUDA kernel, a
+# CudaImageToImageFilter over rtk::ConstantImageSource) with RTK's
+# rtkConstantImageSource.wrap and rtkCudaConstantVolumeSource.wrap, in the
+# module's library RTK; wrapitk-test/test_rtk_wrapping.py runs it from Python
+# against RTK's CPU filter (on a GPU host: scripts/stage-gpu-build.sh takes
+# this site along). RTK's other filter classes need the wrapping of 30 ITK
+# modules (about 640 castxml runs), more than two cores build in CI.
+#   scripts/test-rtk-wrapping.sh [--module-built | --installed] [pytest arguments...]
 # --module-built: scripts/test-wrapitk.sh has just built this checkout's
-# module into the tree (as scripts/test.sh runs them); else it runs first.
+# module into the tree; else it runs first. --installed: `pip install .` has
+# (scripts/test.sh): the tree holds its outputs, and RTK's module joins the
+# itk package of the Python environment (linked, not changed).
 # Environment: PYTHON, BUILD_WRAPITK (default build-wrapitk, as
 # test-wrapitk.sh), BUILD_RTKWRAP (default build-rtkwrap), RTK_TARBALL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-module_built=
-if [[ ${1:-} == --module-built ]]; then module_built=1; shift; fi
+module_built=; installed=
+case ${1:-} in
+  --module-built) module_built=1; shift ;;
+  --installed) module_built=1; installed=1; shift ;;
+esac
 python=${PYTHON:-python3}
 wrapitk=${BUILD_WRAPITK:-build-wrapitk}
 build=${BUILD_RTKWRAP:-build-rtkwrap}
@@ -41,22 +52,49 @@ flock 8
 # order of RTK's wrapping/CMakeLists.txt.
 submodules=(itkFixedArrayRTK itkVectorRTK itkCovariantVectorRTK itkPointRTK itkContinuousIndexRTK itkMatrixRTK
   itkVariableLengthVectorRTK itkImageBaseRTK itkImageRTK itkCudaImageRTK itkCudaImageDataManagerRTK itkVectorImageRTK
-  itkImageSourceRTK itkImageToImageFilterRTK itkInPlaceImageFilterRTK)
+  itkImageSourceRTK itkImageToImageFilterRTK itkInPlaceImageFilterRTK
+  rtkConstantImageSource rtkCudaConstantVolumeSource)
+# The CUDA filter's sources and the RTK headers they include.
+sources=(rtkConfiguration.h.in src/rtkCudaConstantVolumeSource.cxx src/rtkCudaConstantVolumeSource.cu
+  include/rtkCudaConstantVolumeSource.h include/rtkCudaConstantVolumeSource.hcu include/rtkCudaUtilities.hcu
+  include/rtkConstantImageSource.h include/rtkConstantImageSource.hxx include/rtkMacro.h
+  include/rtkGgoArgsInfoManager.h include/rtkIterationCommands.h)
 rm -rf "$build/src"
-mkdir -p "$build/src/wrapping"
+mkdir -p "$build/src"
 # (The tarball holds RTK's tree without a top-level folder.)
-tar -xJf "$tarball" -C "$build/src/wrapping" --strip-components=1 $(printf "wrapping/%s.wrap " "${submodules[@]}")
-# The module around them: RTK's name and CUDA switch, nothing of RTK's C++.
+tar -xJf "$tarball" -C "$build/src" $(printf "wrapping/%s.wrap " "${submodules[@]}") "${sources[@]}"
+# The module around them: RTK's name, version and CUDA switch, its library
+# with the one filter, its configuration header made as RTK's CMakeLists.txt
+# makes it (after the module's configuration, which brings CudaCommon's
+# CudaCommon_VERSION_MAJOR).
 cat >"$build/src/CMakeLists.txt" <<'EOF'
 cmake_minimum_required(VERSION 3.16.3)
-project(RTK LANGUAGES C CXX)
+project(RTK LANGUAGES C CXX CUDA)
 set(RTK_USE_CUDA ON)
+set(RTK_VERSION_MAJOR 2)
+set(RTK_VERSION_MINOR 7)
+set(RTK_VERSION_PATCH 0)
+set(RTK_VERSION_STRING 2.7)
+set(RTK_CUDA_PROJECTIONS_SLAB_SIZE 16)
+set(RTK_LIBRARIES RTK)
 find_package(ITK REQUIRED)
 list(APPEND CMAKE_MODULE_PATH ${ITK_CMAKE_DIR})
+# rtkMacro.h includes itkImageFileWriter.h: ITKIOImageBase's headers (for the
+# compiler and castxml) and library, not its wrapping, which this tree does
+# not build (as a module dependency, RTK's wrapping would import it).
+itk_module_load(ITKIOImageBase)
+include_directories(${ITKIOImageBase_INCLUDE_DIRS})
 include(ITKModuleExternal)
+configure_file(${RTK_SOURCE_DIR}/rtkConfiguration.h.in ${RTK_BINARY_DIR}/include/rtkConfiguration.h)
+EOF
+cat >"$build/src/src/CMakeLists.txt" <<'EOF'
+itk_module_add_library(RTK rtkCudaConstantVolumeSource.cxx rtkCudaConstantVolumeSource.cu)
+set_property(TARGET RTK PROPERTY CUDA_STANDARD ${CMAKE_CXX_STANDARD})
+target_link_libraries(RTK PUBLIC ${ITKIOImageBase_LIBRARIES})
 EOF
 cat >"$build/src/itk-module.cmake" <<'EOF'
-itk_module(RTK DEPENDS ITKCommon CudaCommon EXCLUDE_FROM_DEFAULT DESCRIPTION "RTK's ITKCommon and CUDA wrapping")
+itk_module(RTK ENABLE_SHARED DEPENDS ITKCommon CudaCommon EXCLUDE_FROM_DEFAULT
+  DESCRIPTION "RTK's ITKCommon and CUDA wrapping, and one of its CUDA filters")
 EOF
 {
   echo "itk_wrap_module(RTK)"
@@ -66,15 +104,22 @@ EOF
 } >"$build/src/wrapping/CMakeLists.txt"
 
 source scripts/wrapitk-external.sh
-wrapitk_external_build "$build/src" "$build/tree"
+wrapitk_external_build "$build/src" "$build/tree" -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}"
 echo "test-rtk-wrapping: built in $(($(date +%s) - start)) s"
 
-# RTK's files beside CudaCommon's in the itk package test-wrapitk.sh made.
+# RTK's files beside CudaCommon's in the itk package test-wrapitk.sh made
+# (or pip installed).
 site=$PWD/$build/site
 rm -rf "$site" "$build/install"
 cmake --install "$build/tree" --prefix "$PWD/$build/install" >/dev/null
-cp -r "$wrapitk/site" "$site"
+if [[ -n $installed ]]; then
+  site_env=$("$python" -c 'import itk, os; print(os.path.dirname(os.path.dirname(itk.__file__)))')
+  mkdir -p "$site"
+  cp -rs "$site_env/itk" "$site_env/itkConfig.py" "$site_env/itk_core.libs" "$site_env/itk_cudacommon" "$site/"
+else
+  cp -r "$wrapitk/site" "$site"
+fi
 cp -r --remove-destination "$build/install/site/itk/." "$site/itk/"
 wrapitk_link_itk_core_tbb "$(ls "$site"/itk/_RTKPython*.so)"
 PYTHONPATH=$site RTK_WRAP_INTERFACE_DIR=$itk_dir/Wrapping/Typedefs \
-  "$python" -m pytest -q -p no:cacheprovider wrapping/wrapitk-test/test_rtk_wrapping.py "$@"
+  "$python" -m pytest -q -rs -p no:cacheprovider wrapping/wrapitk-test/test_rtk_wrapping.py "$@"

@@ -18,6 +18,7 @@
 #include "itkCudaDataManager.h"
 #include "itkCudaHostMemoryPool.h"
 #include "itkCudaResources.h"
+#include "itkCudaProcessGlobal.h"
 
 #include <algorithm>
 #include <map>
@@ -80,8 +81,9 @@ struct AllocationRegistry
 AllocationRegistry &
 Registry()
 {
-  static AllocationRegistry * registry = new AllocationRegistry; // outlives static destructors
-  return *registry;
+  // One per process, shared with every copy of this library in it, never
+  // destroyed (itkCudaProcessGlobal.h).
+  return ProcessGlobalOf<AllocationRegistry>("AllocationRegistry");
 }
 
 void

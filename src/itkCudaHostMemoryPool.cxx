@@ -17,6 +17,7 @@
  *=========================================================================*/
 #include "itkCudaHostMemoryPool.h"
 #include "itkCudaStagedCopy.h"
+#include "itkCudaProcessGlobal.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -137,9 +138,12 @@ MapPages(size_t bytes, size_t * mapped)
 CudaHostMemoryPool &
 CudaHostMemoryPool::GetInstance()
 {
-  // Never destroyed: images released during static destruction may still
-  // return their blocks. The driver unpins at exit.
-  static auto * pool = new CudaHostMemoryPool;
+  // One per process (a block returns to the pool it came from whichever copy
+  // of this library releases it), never destroyed: images released during
+  // static destruction may still return their blocks. The driver unpins at
+  // exit.
+  static CudaHostMemoryPool * const pool = static_cast<CudaHostMemoryPool *>(CudaDetail::ProcessGlobal(
+    "HostMemoryPool", sizeof(CudaHostMemoryPool), []() -> void * { return new CudaHostMemoryPool; }));
   return *pool;
 }
 

@@ -18,6 +18,7 @@
 #include "itkCudaImage.h"
 #include "itkCreateObjectFunction.h"
 #include "itkVersion.h"
+#include "itkCudaProcessGlobal.h"
 
 #include <mutex>
 
@@ -60,8 +61,9 @@ CudaImageFactory::GetDescription() const
 bool
 CudaImageFactory::RegisterOneFactory()
 {
-  static std::mutex           mutex;
-  std::lock_guard<std::mutex> lock(mutex);
+  // ITK's factory list is the process's: so is the lock that keeps two
+  // registrations from both finding none (itkCudaProcessGlobal.h).
+  std::lock_guard<std::mutex> lock(CudaDetail::ProcessGlobalOf<std::mutex>("ImageFactoryRegistration"));
   for (ObjectFactoryBase * factory : ObjectFactoryBase::GetRegisteredFactories())
   {
     if (dynamic_cast<CudaImageFactory *>(factory) != nullptr)

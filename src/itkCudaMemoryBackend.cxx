@@ -19,6 +19,7 @@
 #include "itkCudaResources.h"
 #include "itkCudaStagedCopy.h"
 #include "itkCudaUtil.h"
+#include "itkCudaProcessGlobal.h"
 
 #include <algorithm>
 #include <atomic>
@@ -30,18 +31,30 @@ namespace itk
 {
 namespace
 {
+// The default backend, one per process (itkCudaProcessGlobal.h): every copy
+// of this library allocates through the one a test or an application set.
+struct DefaultBackend
+{
+  std::mutex                         Mutex;
+  std::shared_ptr<CudaMemoryBackend> Backend{ std::make_shared<CudaRuntimeMemoryBackend>() };
+};
+
+DefaultBackend &
+TheDefaultBackend()
+{
+  return CudaDetail::ProcessGlobalOf<DefaultBackend>("DefaultMemoryBackend");
+}
+
 std::mutex &
 DefaultBackendMutex()
 {
-  static std::mutex mutex;
-  return mutex;
+  return TheDefaultBackend().Mutex;
 }
 
 std::shared_ptr<CudaMemoryBackend> &
 DefaultBackendSlot()
 {
-  static std::shared_ptr<CudaMemoryBackend> backend = std::make_shared<CudaRuntimeMemoryBackend>();
-  return backend;
+  return TheDefaultBackend().Backend;
 }
 } // namespace
 

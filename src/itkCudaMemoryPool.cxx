@@ -18,6 +18,7 @@
 #include "itkCudaMemoryPool.h"
 #include "itkCudaResources.h"
 #include "itkCudaUtil.h"
+#include "itkCudaProcessGlobal.h"
 
 #include <algorithm>
 #include <array>
@@ -97,9 +98,9 @@ struct PoolSettings
 PoolSettings &
 Settings()
 {
-  // Never destroyed: pools outlive static destructors that free buffers.
-  static auto * settings = new PoolSettings;
-  return *settings;
+  // One per process, never destroyed: pools outlive static destructors that
+  // free buffers (itkCudaProcessGlobal.h).
+  return CudaDetail::ProcessGlobalOf<PoolSettings>("PoolSettings");
 }
 
 uint64_t

@@ -18,6 +18,7 @@
 #include "itkCudaResources.h"
 
 #include "itkOutputWindow.h"
+#include "itkCudaProcessGlobal.h"
 
 #include <array>
 #include <atomic>
@@ -303,10 +304,11 @@ struct DeviceStreams
 DeviceStreams &
 StreamsOf(int device)
 {
-  // Never destroyed: the streams live until the process exits, and images
-  // destroyed during static destruction may still name them.
-  static auto * all = new std::array<DeviceStreams, MaximumDevices>;
-  return (*all)[device];
+  // One pool per process (a stream goes back to the pool it came from), never
+  // destroyed: the streams live until the process exits, and images destroyed
+  // during static destruction may still name them.
+  using AllStreams = std::array<DeviceStreams, MaximumDevices>;
+  return ProcessGlobalOf<AllStreams>("PooledStreams")[device];
 }
 } // namespace
 
