@@ -13,7 +13,7 @@ packages=(
   libgmock-dev
   swig
   libfftw3-dev  # Debian's ITK headers include fftw3.h (FFT filters: the RTK compatibility build)
-  # ITK's wrapping (WrapITK) of the module, offline (scripts/test-wrapitk.sh):
+  # ITK's wrapping (WrapITK) of the module, offline (pip install ., scripts/test-wrapitk.sh):
   castxml       # ITK_USE_SYSTEM_CASTXML (ITK would download its own)
   libtbb-dev    # the wheels' ITK is built with TBB (Module_ITKTBB)
   patchelf      # the module takes itk-core's TBB, as auditwheel would

@@ -6,7 +6,7 @@
 #   2. in-tree: ITK's source with Modules/Remote/CudaCommon (this checkout)
 #      and Module_CudaCommon=ON, built with ITK;
 #   3. in-tree-wrapped: the same with ITK_WRAP_PYTHON=ON, configured and its
-#      WrapITK steps planned (scripts/test-wrapitk.sh builds and tests them).
+#      WrapITK steps planned (pip install . and scripts/test-wrapitk.sh build them).
 # On each route examples/consumer is configured with CONSUMER_ITK_MODULE=ON
 # (find_package(ITK COMPONENTS CudaCommon) against that build tree), built and
 # run; it checks its pixels, on the CPU without a GPU.
@@ -103,8 +103,8 @@ for route in "${routes[@]}"; do
       # ITK's source with Modules/Remote/CudaCommon and ITK_WRAP_PYTHON=ON
       # (castxml and SWIG from the system, no downloads): configured and
       # generated, the module's WrapITK targets planned (CudaCommonSwig, its
-      # castxml runs and its SWIG module); built by scripts/test-wrapitk.sh
-      # as an external module of the same kind of tree.
+      # castxml runs and its SWIG module); built by pip install . and
+      # scripts/test-wrapitk.sh as an external module of the same kind of tree.
       tree=$work/in-tree-wrapped
       itk_source_with_module "$tree"
       cmake -S "$itk_source" -B "$tree/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \

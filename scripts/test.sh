@@ -32,28 +32,25 @@ if [[ $# -eq 0 ]]; then
   "$root/scripts/test-itk-module.sh"
 fi
 
-# CudaCommon wrapped by ITK's own machinery (WrapITK) as an external module of
-# a wrapped ITK 5.4.7 build tree (cached), installed beside PyPI's itk-core
-# 5.4.7, and its Python tests.
-if [[ $# -eq 0 ]]; then
-  "$root/scripts/test-wrapitk.sh"
-  # RTK 2.7.0's own wrapping of its CUDA images and their bases, built on
-  # that module's outputs as RTK's CUDA wheels are, and imported beside it.
-  "$root/scripts/test-rtk-wrapping.sh" --module-built
-fi
-
-# The Python package as users get it: pip install . (a wheel built by
-# scikit-build-core: CudaCommon's WrapITK module against the wrapped ITK tree
-# above, installed into itk-core's itk package), then the Python tests against
-# the installed package (the emulated-device test needs test-wrapitk.sh's
-# build and skips here, visibly).
+# CudaCommon's Python package as users get it, `pip install .`: a wheel built
+# by scikit-build-core, which is CudaCommon's WrapITK module built as an
+# external module of the wrapped ITK 5.4.7 build tree (scripts/build-itk.sh
+# --profile wrapped, cached; ITK's second context, which
+# scripts/test-wrapitk.sh builds without pip), installed into itk-core's itk
+# package. One build serves both here: this one has the emulated test backend
+# (CudaCommon_PYTHON_TEST_BACKEND, never in a wheel for users) and one
+# architecture, as every build of the tests. Then the Python tests against
+# the installed package, from elsewhere than the checkout (`import
+# itk_cudacommon` is the installed one).
 if [[ $# -eq 0 ]]; then
   python=${PYTHON:-python3}
-  # One architecture here, as for every build of the tests (a wheel for users
-  # builds them all: CMakeLists.txt's default).
-  "$python" -m pip install --quiet --config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" "$root"
-  # From elsewhere than the checkout: `import itk_cudacommon` is the installed one.
+  "$python" -m pip install --quiet --config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" \
+    --config-settings=cmake.define.CudaCommon_PYTHON_TEST_BACKEND=ON "$root"
   for suite in wrapitk-test test; do
     (cd /tmp && "$python" -m pytest -q -rs -p no:cacheprovider "$root/wrapping/$suite")
   done
+  # RTK 2.7.0's own wrapping of its CUDA images, their bases and one CUDA
+  # filter, built on the outputs that build left in the tree, as RTK's CUDA
+  # wheels are, and imported beside the installed package.
+  "$root/scripts/test-rtk-wrapping.sh" --installed
 fi
