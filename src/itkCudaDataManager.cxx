@@ -83,7 +83,8 @@ Registry()
 {
   // One per process, shared with every copy of this library in it, never
   // destroyed (itkCudaProcessGlobal.h).
-  return ProcessGlobalOf<AllocationRegistry>("AllocationRegistry");
+  static AllocationRegistry & registry = ProcessGlobalOf<AllocationRegistry>("AllocationRegistry");
+  return registry;
 }
 
 void

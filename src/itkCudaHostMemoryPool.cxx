@@ -142,9 +142,9 @@ CudaHostMemoryPool::GetInstance()
   // of this library releases it), never destroyed: images released during
   // static destruction may still return their blocks. The driver unpins at
   // exit.
-  static CudaHostMemoryPool * const pool = static_cast<CudaHostMemoryPool *>(CudaDetail::ProcessGlobal(
+  static CudaHostMemoryPool & pool = *static_cast<CudaHostMemoryPool *>(CudaDetail::ProcessGlobal(
     "HostMemoryPool", sizeof(CudaHostMemoryPool), []() -> void * { return new CudaHostMemoryPool; }));
-  return *pool;
+  return pool;
 }
 
 CudaHostMemoryPool::CudaHostMemoryPool()

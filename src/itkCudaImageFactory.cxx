@@ -63,7 +63,8 @@ CudaImageFactory::RegisterOneFactory()
 {
   // ITK's factory list is the process's: so is the lock that keeps two
   // registrations from both finding none (itkCudaProcessGlobal.h).
-  std::lock_guard<std::mutex> lock(CudaDetail::ProcessGlobalOf<std::mutex>("ImageFactoryRegistration"));
+  static std::mutex &         mutex = CudaDetail::ProcessGlobalOf<std::mutex>("ImageFactoryRegistration");
+  std::lock_guard<std::mutex> lock(mutex);
   for (ObjectFactoryBase * factory : ObjectFactoryBase::GetRegisteredFactories())
   {
     if (dynamic_cast<CudaImageFactory *>(factory) != nullptr)

@@ -42,7 +42,8 @@ struct DefaultBackend
 DefaultBackend &
 TheDefaultBackend()
 {
-  return CudaDetail::ProcessGlobalOf<DefaultBackend>("DefaultMemoryBackend");
+  static DefaultBackend & backend = CudaDetail::ProcessGlobalOf<DefaultBackend>("DefaultMemoryBackend");
+  return backend;
 }
 
 std::mutex &

@@ -100,7 +100,8 @@ Settings()
 {
   // One per process, never destroyed: pools outlive static destructors that
   // free buffers (itkCudaProcessGlobal.h).
-  return CudaDetail::ProcessGlobalOf<PoolSettings>("PoolSettings");
+  static PoolSettings & settings = CudaDetail::ProcessGlobalOf<PoolSettings>("PoolSettings");
+  return settings;
 }
 
 uint64_t

@@ -51,14 +51,14 @@ namespace CudaDetail
 void *
 ProcessGlobal(const char * name, size_t bytes, void * (*make)());
 
-/** ProcessGlobal() of a T made with `new T`, looked up once per copy. */
+/** ProcessGlobal() of a T made with `new T`. It looks the name up on every
+ * call: a caller keeps the reference, once per copy, in a static of its own
+ * (`static T & state = ProcessGlobalOf<T>("Name");`). */
 template <typename T>
 T &
 ProcessGlobalOf(const char * name)
 {
-  static T * const instance =
-    static_cast<T *>(ProcessGlobal(name, sizeof(T), []() -> void * { return new T; }));
-  return *instance;
+  return *static_cast<T *>(ProcessGlobal(name, sizeof(T), []() -> void * { return new T; }));
 }
 } // namespace CudaDetail
 } // namespace itk

@@ -308,7 +308,8 @@ StreamsOf(int device)
   // destroyed: the streams live until the process exits, and images destroyed
   // during static destruction may still name them.
   using AllStreams = std::array<DeviceStreams, MaximumDevices>;
-  return ProcessGlobalOf<AllStreams>("PooledStreams")[device];
+  static AllStreams & all = ProcessGlobalOf<AllStreams>("PooledStreams");
+  return all[device];
 }
 } // namespace
 
