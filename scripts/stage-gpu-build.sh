@@ -68,7 +68,7 @@ if [[ -d $wrapsite/itk ]]; then
   wrapitk=$pybuild/wrapitk
   rm -rf "$wrapitk" && mkdir -p "$wrapitk"
   cp -rL "$wrapsite/." "$wrapitk/"
-  prune_itk "$wrapitk" CudaCommon RTK ITKImageFilterBase
+  prune_itk "$wrapitk" CudaCommon CudaCommonFilters RTK ITKImageFilterBase
   tar -C "$wrapitk" -cf - . | xz -T0 -6 > "$build/wrapitk.tar.xz"
 fi
 # The original's Python tests, which wrapping/test/test_original_suite.py runs.

@@ -102,8 +102,8 @@ for route in "${routes[@]}"; do
     in-tree-wrapped)
       # ITK's source with Modules/Remote/CudaCommon and ITK_WRAP_PYTHON=ON
       # (castxml and SWIG from the system, no downloads): configured and
-      # generated, the module's WrapITK targets planned (CudaCommonSwig, its
-      # castxml runs and its SWIG module); built by pip install . and
+      # generated, the module's WrapITK targets planned (CudaCommonSwig and
+      # CudaCommonFiltersSwig, their castxml runs and SWIG modules); built by pip install . and
       # scripts/test-wrapitk.sh as an external module of the same kind of tree.
       tree=$work/in-tree-wrapped
       itk_source_with_module "$tree"
@@ -114,12 +114,13 @@ for route in "${routes[@]}"; do
         -DITK_USE_SYSTEM_SWIG=ON -DSWIG_EXECUTABLE="$(command -v swig)" -DITK_USE_SYSTEM_CASTXML=ON \
         -DCASTXML_EXECUTABLE="$(command -v castxml)" -DPython3_EXECUTABLE="$(command -v "${PYTHON:-python3}")" \
         >"$work/in-tree-wrapped-configure.log" 2>&1 || { tail -n 40 "$work/in-tree-wrapped-configure.log"; exit 1; }
-      plan=$(ninja -C "$tree/build" -n CudaCommonSwig CudaCommonPython)
+      plan=$(ninja -C "$tree/build" -n CudaCommonSwig CudaCommonPython CudaCommonFiltersSwig CudaCommonFiltersPython)
       for step in itkCudaImage.xml itkCudaSquareImageFilter.xml itkCudaImageToImageFilter.xml \
-        itkCudaImagePython.cpp _CudaCommonPython.abi3.so; do
+        itkCudaImagePython.cpp _CudaCommonPython.abi3.so itkCudaSquareImageFilterPython.cpp \
+        _CudaCommonFiltersPython.abi3.so; do
         grep -q "$step" <<<"$plan" || { echo "test-itk-module (in-tree-wrapped): $step is not planned" >&2; exit 1; }
       done
-      for file in CudaImage.i CudaDataManager.i; do
+      for file in CudaImage.i CudaDataManager.i CudaCommon.mdx CudaCommonFilters.mdx; do
         [[ -f $tree/build/Wrapping/Typedefs/$file ]] ||
           { echo "test-itk-module (in-tree-wrapped): Wrapping/Typedefs/$file is missing" >&2; exit 1; }
       done

@@ -4,7 +4,8 @@
 #      --profile wrapped: static, the wheels' wrapping and ABI settings, only
 #      ITKCommon's SWIG interface built; cached);
 #   2. CudaCommon as an external module of that tree (ITKModuleExternal):
-#      castxml, igenerator, SWIG and the module itk/_CudaCommonPython.abi3.so;
+#      castxml, igenerator, SWIG and the modules itk/_CudaCommonPython.abi3.so
+#      and itk/_CudaCommonFiltersPython.abi3.so (the CUDA filters);
 #   3. the module's files installed into an itk package beside PyPI's itk-core
 #      5.4.7 (build-wrapitk/site: itk-core's files linked, ours copied; the
 #      module uses itk-core's TBB as auditwheel would), and pytest on
@@ -43,7 +44,7 @@ mkdir -p "$site"
 cp -rs "$site_core/itk" "$site_core/itkConfig.py" "$site_core/itk_core.libs" "$site/"
 cp -r --remove-destination "$build/install/site/itk/." "$site/itk/"
 cp -r wrapping/python/itk_cudacommon "$site/"
-wrapitk_link_itk_core_tbb "$(ls "$site"/itk/_CudaCommonPython*.so)"
+for module in "$site"/itk/_CudaCommon{,Filters}Python*.so; do wrapitk_link_itk_core_tbb "$module"; done
 [[ -n $build_only ]] && exit 0
 PYTHONPATH=$site "$python" -m pytest -q -rs -p no:cacheprovider wrapping/wrapitk-test "$@"
 PYTHONPATH=$site "$python" -m pytest -q -rs -p no:cacheprovider wrapping/test "$@"

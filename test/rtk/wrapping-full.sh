@@ -9,6 +9,12 @@
 # builds the part that fits there). Run it where there are many cores, e.g.
 # the GPU host (16), in steps:
 #   test/rtk/wrapping-full.sh WORK [ninja targets...]   (default: RTKSwig)
+#   test/rtk/wrapping-full.sh WORK --cuda-python
+# --cuda-python, once RTKSwig is built: SWIG's stage for each of RTK's CUDA
+# submodules (their *Python.cpp and *Python.py), then the C++ compile of those
+# sources, each by its own command from the build's plan (ninja -t commands -s)
+# without the link steps and libraries ninja would build first (RTK's and 30
+# ITK modules'), which the stages do not read.
 # SWIG's Python sources of RTK's classes need RTK's library built, whose
 # rtkCudaUtilities.cu calls CUDA 12's cuCtxCreate: the shim of the RTK
 # compatibility build (shims/rtkCuda13Compat.h) is force-included, as there.
@@ -68,6 +74,29 @@ if [[ ! -f $work/.configured ]]; then
   touch "$work/.configured"
   echo "wrapping-full: configured in $(($(date +%s) - start)) s" \
     "($(grep -c 'castxml_inputs/.*\.xml:' <(ninja -C "$work/build" -t targets all) || true) castxml outputs planned)"
+fi
+if [[ ${targets[0]} == --cuda-python ]]; then
+  # run_planned STEP PATTERN: the build's own command of each output matching
+  # PATTERN (a grep -E of ninja's target list), all at once (JOBS at a time).
+  run_planned() {
+    local step=$1 pattern=$2 outputs
+    mapfile -t outputs < <(ninja -C "$work/build" -t targets all | sed -n 's/: .*//p' | grep -E "$pattern" | sort -u)
+    [[ ${#outputs[@]} -gt 0 ]] || { echo "wrapping-full: no output matches $pattern" >&2; exit 1; }
+    mkdir -p "$work/$step"
+    local i=0 output
+    for output in "${outputs[@]}"; do
+      i=$((i + 1))
+      { echo "cd '$work/build'"; ninja -C "$work/build" -t commands -s "$output"; } >"$work/$step/$i.sh"
+    done
+    printf '%s\n' "$work/$step"/*.sh | nice xargs -P"${JOBS:-$(nproc)}" -I{} sh -c 'sh "$1" >"$1.log" 2>&1 || echo "FAILED $1"' _ {} |
+      tee "$work/$step/failed"
+    echo "wrapping-full: $step: ${#outputs[@]} outputs, $(wc -l <"$work/$step/failed") failed," \
+      "$(($(date +%s) - start)) s; $(printf '%s ' "${outputs[@]##*/}")"
+    [[ ! -s $work/$step/failed ]] || { for f in $(cat "$work/$step/failed" | cut -d' ' -f2); do tail -n 30 "$f.log"; done; exit 1; }
+  }
+  run_planned swig '/(itk|rtk)Cuda[A-Za-z]*Python\.cpp$'
+  run_planned compile '/(itk|rtk)Cuda[A-Za-z]*Python\.cpp\.o$'
+  exit 0
 fi
 nice ninja -C "$work/build" -j"${JOBS:-$(nproc)}" "${targets[@]}" >>"$work/build.log" 2>&1 ||
   { tail -n 60 "$work/build.log"; exit 1; }

@@ -106,9 +106,12 @@ class _CudaImageKeys:
                 self.made.setdefault(template, set()).add(alias)
 
     def before_add(self, template, parameters):
-        """A class wrapped for an alias key replaces the alias (no warning)."""
+        """A class wrapped for an alias key replaces the alias (no warning).
+        An alias key holds a CudaImage class, so a C++ parameter string
+        without "CudaImage" names none of them: it is not parsed here (the
+        template parses it once more to add the class)."""
         made = self.made.get(template)
-        if made:
+        if made and (not isinstance(parameters, str) or "CudaImage" in parameters):
             key = tuple(template.__find_param__(parameters))
             if key in made:
                 made.discard(key)
@@ -167,3 +170,31 @@ def _hook_template_additions(keys):
 
 
 _hook_template_additions(_CudaImageKeys())
+
+
+def _hook_template_equality():
+    """itk.<Template> == itself without comparing its instantiations.
+
+    ITK's loader (itk.support.base.itk_load_swig_module) checks each class
+    it registers against the namespace's value of the same name
+    (`current_value != template_container`), which is nearly always the
+    template itself; an itkTemplate is a Mapping, whose equality builds a dict
+    of every instantiation on both sides. Loading a module so costs the sum
+    of its templates' sizes over its classes, and CudaCommon's templates are
+    large (every pixel type and dimension, and the CudaImage keys added to
+    ITK's templates above): more than half of the load of CudaCommon's
+    classes. A template is a singleton per C++ name, so the identity test
+    gives the answer the comparison gives; other comparisons are the
+    Mapping's, unchanged."""
+    from itk.support.template_class import itkTemplate
+
+    mapping_eq = itkTemplate.__eq__
+
+    def __eq__(self, other):
+        return True if self is other else mapping_eq(self, other)
+
+    __eq__.__wrapped__ = mapping_eq
+    itkTemplate.__eq__ = __eq__
+
+
+_hook_template_equality()

@@ -36,8 +36,9 @@ def _normalize_typestr(typestr):
     return ("|" if body in ("u1", "i1") else "<") + body
 
 
-def _pixel_type(typestr, components):
-    """The itk pixel type of values of `typestr` with `components` per pixel."""
+def _pixel_type(typestr, components, keys):
+    """The itk pixel type of values of `typestr` with `components` per pixel
+    (`keys`: itk.CudaImage.keys())."""
     code = _CODES.get(_normalize_typestr(typestr))
     if code is None:
         raise ValueError(f"typestr: {typestr!r} has no CudaImage pixel type (known: {', '.join(sorted(_CODES))})")
@@ -46,7 +47,7 @@ def _pixel_type(typestr, components):
     if code == "F":
         if (itk.F, components) in itk.Vector.keys():
             vector = itk.Vector[itk.F, components]
-            if any(p == vector for p, _ in itk.CudaImage.keys()):
+            if any(p == vector for p, _ in keys):
                 return vector
     raise ValueError(f"typestr: vector pixels of {components} x {typestr!r} are not available "
                      "(vector images hold float32 components, as many as ITK_WRAP_VECTOR_COMPONENTS)")
@@ -73,7 +74,8 @@ def _view(pointer, shape, typestr, strides, keep_axes, is_vector, owner, stream=
     if is_vector and len(shape) < 2:
         raise ValueError(f"shape: a vector image needs a component axis, got shape {shape}")
     components = shape[-1] if is_vector else 1
-    pixel = _pixel_type(typestr, components)
+    keys = itk.CudaImage.keys()  # (not a failed lookup: its message loads ITK's IO modules)
+    pixel = _pixel_type(typestr, components, keys)
     spatial = shape[:-1] if is_vector else shape
     if any(n == 0 for n in shape):
         raise ValueError(f"shape: {shape} has no elements; a CudaImage cannot view an empty array")
@@ -87,7 +89,6 @@ def _view(pointer, shape, typestr, strides, keep_axes, is_vector, owner, stream=
         raise ValueError(
             f"strides: {tuple(strides)} is not a contiguous {order} layout for shape {shape} "
             f"(expected {expected}); make the array contiguous first (e.g. cupy.ascontiguousarray), which copies it")
-    keys = itk.CudaImage.keys()  # (not a failed lookup: its message loads ITK's IO modules)
     if (pixel, len(spatial)) in keys:
         image_type = itk.CudaImage[pixel, len(spatial)]
     else:

@@ -17,10 +17,12 @@ def test_module_loads_no_itk_or_cudart_library():
     ldd = shutil.which("ldd")
     if ldd is None:
         pytest.skip("ldd is not installed")
-    modules = list(pathlib.Path(itk.__file__).parent.glob("_CudaCommonPython*.so"))
-    assert len(modules) == 1, modules
-    done = subprocess.run([ldd, str(modules[0])], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert "not found" not in done.stdout, done.stdout
-    bad = [line for line in done.stdout.splitlines() if re.search(r"libITK|libitk|libcudart|libCudaCommon", line)]
-    assert not bad, "\n".join(bad)
+    folder = pathlib.Path(itk.__file__).parent
+    for name in ("CudaCommon", "CudaCommonFilters"):  # the image and bases; the CUDA filters
+        modules = list(folder.glob(f"_{name}Python*.so"))
+        assert len(modules) == 1, (name, modules)
+        done = subprocess.run([ldd, str(modules[0])], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert "not found" not in done.stdout, done.stdout
+        bad = [line for line in done.stdout.splitlines() if re.search(r"libITK|libitk|libcudart|libCudaCommon", line)]
+        assert not bad, "\n".join(bad)

@@ -51,11 +51,54 @@ def test_cuda_image_is_an_itk_image_of_the_wheel():
     "itkCudaAbsImageFilterCIF2", "itkCudaAddImageFilterCIUC3",
 ])
 def test_swig_names_of_the_original(name):
-    itk.CudaImage  # loads the module: its submodules are itk.itk<Submodule>Python
+    itk.CudaImage  # loads the modules: their submodules are itk.itk<Submodule>Python
+    itk.CudaSquareImageFilter
     holders = [key for key, module in list(sys.modules.items())
                if key.startswith("itk.itk") and key.endswith("Python") and hasattr(module, name)]
     assert holders, f"{name} is in none of the loaded SWIG modules"
     assert "itk.CudaCommonPython" in sys.modules
+
+
+def test_cuda_image_loads_without_the_filters():
+    """ITK's lazy loading loads a WrapITK module whole: the CUDA filters are a
+    module of their own (CudaCommonFilters), loaded at the first use of one of
+    them, not with itk.CudaImage; their CudaImages are CudaCommon's."""
+    script = (
+        "import sys, itk\n"
+        "image_type = itk.CudaImage[itk.F, 3]\n"
+        "assert 'itk.CudaCommonPython' in sys.modules\n"
+        "assert 'itk.CudaCommonFiltersPython' not in sys.modules, 'itk.CudaImage loaded the filters'\n"
+        "assert 'itk.itkCudaSquareImageFilterPython' not in sys.modules\n"
+        "square = itk.CudaSquareImageFilter[image_type].New()\n"
+        "assert 'itk.CudaCommonFiltersPython' in sys.modules\n"
+        "assert isinstance(square, itk.ImageToImageFilter[image_type, image_type])\n"
+        "assert itk.CudaCommonFilters.CudaAddImageFilter is itk.CudaAddImageFilter\n"
+        "print('ok')\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and result.stdout.strip().endswith("ok"), result.stdout + result.stderr
+
+
+def test_loading_compares_no_template_with_itself():
+    """ITK's loader checks every class it registers against the namespace's
+    template of that name, nearly always the template itself; as a Mapping an
+    itkTemplate compared every instantiation on both sides (more than half of
+    the load of CudaCommon's classes). With __init_cudacommon__.py's identity
+    test no load reads a template's items for it, and equality between
+    different templates is the Mapping's still."""
+    script = (
+        "import itk\n"
+        "from itk.support.template_class import itkTemplate\n"
+        "calls = []\n"
+        "items = itkTemplate.items\n"
+        "itkTemplate.items = lambda self: calls.append(self) or items(self)\n"
+        "itk.CudaImage[itk.F, 3]\n"
+        "itk.CudaSquareImageFilter\n"
+        "assert not calls, f'{len(calls)} comparisons of templates read all their items'\n"
+        "assert itk.CudaImage == itk.CudaImage and not (itk.CudaImage != itk.CudaImage)\n"
+        "assert itk.CudaImage != itk.Image and not (itk.CudaImage == itk.Image) and calls\n"
+        "print('ok')\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and result.stdout.strip().endswith("ok"), result.stdout + result.stderr
 
 
 def test_version_and_type_strings():
