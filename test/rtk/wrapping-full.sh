@@ -80,9 +80,10 @@ if [[ ${targets[0]} == --cuda-python ]]; then
   # PATTERN (a grep -E of ninja's target list), all at once (JOBS at a time).
   run_planned() {
     local step=$1 pattern=$2 outputs
-    mapfile -t outputs < <(ninja -C "$work/build" -t targets all | sed -n 's/: .*//p' | grep -E "$pattern" | sort -u)
+    mapfile -t outputs < <(ninja -C "$work/build" -t targets all | sed -n 's/: .*//p' | sed "s|^$work/build/||" |
+      grep -E "$pattern" | sort -u)
     [[ ${#outputs[@]} -gt 0 ]] || { echo "wrapping-full: no output matches $pattern" >&2; exit 1; }
-    mkdir -p "$work/$step"
+    rm -rf "${work:?}/$step" && mkdir -p "$work/$step"
     local i=0 output
     for output in "${outputs[@]}"; do
       i=$((i + 1))
@@ -94,6 +95,10 @@ if [[ ${targets[0]} == --cuda-python ]]; then
       "$(($(date +%s) - start)) s; $(printf '%s ' "${outputs[@]##*/}")"
     [[ ! -s $work/$step/failed ]] || { for f in $(cat "$work/$step/failed" | cut -d' ' -f2); do tail -n 30 "$f.log"; done; exit 1; }
   }
+  # CudaCommon's second module (the CUDA filters), whose interface files
+  # RTKSwig does not make: RTK imports CudaCommon's first module only.
+  nice ninja -C "$work/build" -j"${JOBS:-$(nproc)}" CudaCommonFiltersSwig >>"$work/build.log" 2>&1 ||
+    { tail -n 60 "$work/build.log"; exit 1; }
   run_planned swig '/(itk|rtk)Cuda[A-Za-z]*Python\.cpp$'
   run_planned compile '/(itk|rtk)Cuda[A-Za-z]*Python\.cpp\.o$'
   exit 0

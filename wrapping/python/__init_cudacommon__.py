@@ -51,6 +51,22 @@ for _name, _doc in (
     setattr(_itk.CudaCommon, _name, _module_function(_name, _doc))
 
 
+def _cuda_filters_in_cudacommon(name):
+    """itk.CudaCommon.<name> for the names of the CUDA filters' module
+    (itk.CudaCommon.CudaSquareImageFilter, itk.CudaCommon.cuda_add_image_filter),
+    as when they were CudaCommon's (ITKCudaCommon 2.x wrapped
+    CudaSquareImageFilter in it): they are the module CudaCommonFilters's,
+    loaded by it at first use. The module's __getattr__ (PEP 562): only
+    names itk.CudaCommon lacks come here."""
+    filters = getattr(_itk, "CudaCommonFilters", None)
+    if filters is not None and name in filters.itk_base_global_lazy_attributes:
+        return getattr(filters, name)
+    raise AttributeError(f"module 'CudaCommon' has no attribute {name!r}")
+
+
+_itk.CudaCommon.__getattr__ = _cuda_filters_in_cudacommon
+
+
 def CudaMemoryProbe():
     """A new itk::CudaMemoryProbe: Start()/Stop() sample the device memory in
     use (kB); GetMean(), GetTotal(), GetNumberOfStops() as ITK's probes."""

@@ -62,17 +62,26 @@ def test_swig_names_of_the_original(name):
 def test_cuda_image_loads_without_the_filters():
     """ITK's lazy loading loads a WrapITK module whole: the CUDA filters are a
     module of their own (CudaCommonFilters), loaded at the first use of one of
-    them, not with itk.CudaImage; their CudaImages are CudaCommon's."""
+    them, not with itk.CudaImage; their CudaImages are CudaCommon's, and
+    itk.CudaCommon still has their names (as the 2.x module had its filter)."""
     script = (
         "import sys, itk\n"
         "image_type = itk.CudaImage[itk.F, 3]\n"
         "assert 'itk.CudaCommonPython' in sys.modules\n"
         "assert 'itk.CudaCommonFiltersPython' not in sys.modules, 'itk.CudaImage loaded the filters'\n"
         "assert 'itk.itkCudaSquareImageFilterPython' not in sys.modules\n"
-        "square = itk.CudaSquareImageFilter[image_type].New()\n"
+        "square_type = itk.CudaCommon.CudaSquareImageFilter  # 2.x's module name still finds it\n"
         "assert 'itk.CudaCommonFiltersPython' in sys.modules\n"
+        "assert square_type is itk.CudaSquareImageFilter is itk.CudaCommonFilters.CudaSquareImageFilter\n"
+        "assert itk.CudaCommon.cuda_add_image_filter is itk.cuda_add_image_filter\n"
+        "square = itk.CudaSquareImageFilter[image_type].New()\n"
         "assert isinstance(square, itk.ImageToImageFilter[image_type, image_type])\n"
         "assert itk.CudaCommonFilters.CudaAddImageFilter is itk.CudaAddImageFilter\n"
+        "try:\n"
+        "    itk.CudaCommon.MedianImageFilter\n"
+        "    raise SystemExit('itk.CudaCommon has a name of neither module')\n"
+        "except AttributeError:\n"
+        "    pass\n"
         "print('ok')\n")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0 and result.stdout.strip().endswith("ok"), result.stdout + result.stderr
