@@ -59,6 +59,13 @@ def test_swig_names_of_the_original(name):
     assert "itk.CudaCommonPython" in sys.modules
 
 
+def run_fresh(script):
+    """Runs `script` in a fresh Python process (ITK's lazy loading starts from
+    nothing there); it prints "ok" at its end."""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and result.stdout.strip().endswith("ok"), result.stdout + result.stderr
+
+
 def test_cuda_image_loads_without_the_filters():
     """ITK's lazy loading loads a WrapITK module whole: the CUDA filters are a
     module of their own (CudaCommonFilters), loaded at the first use of one of
@@ -83,8 +90,7 @@ def test_cuda_image_loads_without_the_filters():
         "except AttributeError:\n"
         "    pass\n"
         "print('ok')\n")
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0 and result.stdout.strip().endswith("ok"), result.stdout + result.stderr
+    run_fresh(script)
 
 
 def test_loading_compares_no_template_with_itself():
@@ -106,8 +112,7 @@ def test_loading_compares_no_template_with_itself():
         "assert itk.CudaImage == itk.CudaImage and not (itk.CudaImage != itk.CudaImage)\n"
         "assert itk.CudaImage != itk.Image and not (itk.CudaImage == itk.Image) and calls\n"
         "print('ok')\n")
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0 and result.stdout.strip().endswith("ok"), result.stdout + result.stderr
+    run_fresh(script)
 
 
 def test_version_and_type_strings():
