@@ -90,13 +90,8 @@ CudaBinaryFunctorImageFilter<TInputImage1, TInputImage2, TOutputImage, TFunctor,
   {
     hostImages.push_back({ image2->GetCudaDataManager(), sizeof(Input2PixelType) });
   }
-  if (sameRegions && CudaStreamImagesFromHost(
-                       *this,
+  if (sameRegions && this->GPUStreamImagesFromHost(
                        hostImages,
-                       *output->GetCudaDataManager(),
-                       sizeof(OutputPixelType),
-                       count,
-                       stream,
                        [&](const void * const * in, void * out, size_t chunkCount, cudaStream_t chunkStream) {
                          const void * first = image1 != nullptr ? in[0] : nullptr;
                          const void * second = image2 != nullptr ? in[image1 != nullptr ? 1 : 0] : nullptr;

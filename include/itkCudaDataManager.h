@@ -205,6 +205,70 @@ struct CudaGPUBufferExport
   std::shared_ptr<const void> Hold;
 };
 
+class CudaDataManager;
+
+/** \class CudaHostStreamedProduction
+ * \brief A producer writing both copies of a data manager's buffer chunk by
+ * chunk: one transition of the coherence state machine
+ * (docs/coherence.md), begun by CudaDataManager::BeginHostStreamedProduction()
+ * and ended once, by Commit() or Abandon().
+ *
+ * While it runs neither copy is current. Commit(): both copies current (the
+ * pipeline's DataHasBeenGenerated() keeps them so, see
+ * CudaDataManager::TakeBothBuffersCurrentByProducer()) and the producer's
+ * copies counted. Abandon(), also what the destructor does when neither was
+ * called (an error, an abort): the host copy is current (it holds the chunks
+ * that landed and, where none did, what it held before) and the device copy
+ * stale. Move-only; the producer must have finished every copy into the
+ * buffers before it ends the production.
+ * \ingroup CudaCommon
+ */
+class CudaCommon_EXPORT CudaHostStreamedProduction
+{
+public:
+  CudaHostStreamedProduction() = default;
+  CudaHostStreamedProduction(CudaHostStreamedProduction && other) noexcept;
+  CudaHostStreamedProduction &
+  operator=(CudaHostStreamedProduction && other) noexcept;
+  CudaHostStreamedProduction(const CudaHostStreamedProduction &) = delete;
+  CudaHostStreamedProduction &
+  operator=(const CudaHostStreamedProduction &) = delete;
+  ~CudaHostStreamedProduction();
+
+  /** False for an empty production (BeginHostStreamedProduction() did not apply). */
+  explicit operator bool() const { return m_Manager != nullptr; }
+
+  /** The pinned host buffer the chunks come down into. */
+  void *
+  GetHostBuffer() const
+  {
+    return m_HostBuffer;
+  }
+  /** The device buffer the chunks go through (current device's memory). */
+  void *
+  GetDeviceBuffer() const
+  {
+    return m_DeviceBuffer;
+  }
+
+  /** Both copies hold the result: both current; `copies` (what the producer
+   * moved, each input's upload counted as one copy) is added to the
+   * manager's transfer statistics. */
+  void
+  Commit(const CudaTransferStatistics & copies);
+  /** The host copy is current, the device copy stale. */
+  void
+  Abandon() noexcept;
+
+private:
+  friend class CudaDataManager;
+  CudaHostStreamedProduction(CudaDataManager * manager, void * host, void * device);
+
+  SmartPointer<CudaDataManager> m_Manager;
+  void *                        m_HostBuffer{ nullptr };
+  void *                        m_DeviceBuffer{ nullptr };
+};
+
 /** \class CudaDataManager
  * \brief One buffer mirrored on the host (CPU) and on a device (GPU).
  *
@@ -278,12 +342,38 @@ public:
   void
   AdoptCPUBuffer(void * buffer, size_t bytes);
 
+  /** `pointer`, device memory of `bytes` bytes that `owner` (may be null)
+   * keeps valid, now holds the data (a CuPy array, a PyTorch tensor, a
+   * buffer of another library): the GPU copy is current and the CPU copy
+   * stale, with no host buffer until the host first reads
+   * (AllocateCPUBufferForDownload()); the memory is borrowed (never freed by
+   * us) and `owner` kept alive while any manager sharing these buffers uses
+   * it. One call for what SetBufferSize(), SetCPUBufferPointer(nullptr),
+   * SetGPUBufferPointer() and the two flags would do. The image's device
+   * becomes the pointer's. \throws itk::ExceptionObject for a null pointer,
+   * 0 bytes, or memory the backend knows to be shorter than `bytes` or no
+   * device memory; the manager is then unchanged. */
+  void
+  AdoptGPUBuffer(void * pointer, size_t bytes, std::shared_ptr<const void> owner = nullptr);
+
+  /** Start a production that writes both copies chunk by chunk (the
+   * host-streamed path of the element-wise filters, CudaStreamImagesFromHost()):
+   * the host buffer is the one this manager mirrors now (in place, the
+   * input's), the device buffer is made or kept at GetBufferSize() bytes.
+   * Neither copy is current until the production ends (see
+   * CudaHostStreamedProduction). Returns an empty production, having changed
+   * nothing, when there is no host buffer or it is not pinned memory
+   * (CudaIsPinnedHostMemory()): none is made here, so a GPU-only image keeps
+   * costing no host memory. */
+  CudaHostStreamedProduction
+  BeginHostStreamedProduction();
+
   /** Adopt an external device allocation of GetBufferSize() bytes (borrowed:
    * never freed by us). The dirty flags are left as they are: a caller whose
-   * device memory holds the data calls SetCPUDirtyFlag(true) and
-   * SetGPUDirtyFlag(false). A pointer into another CudaCommon buffer holds
-   * that buffer as a view does (see ExportGPUBuffer()). \throws for a null
-   * pointer. */
+   * device memory holds the data calls AdoptGPUBuffer() instead (or, as in
+   * 2.x, SetCPUDirtyFlag(true) and SetGPUDirtyFlag(false) after this). A
+   * pointer into another CudaCommon buffer holds that buffer as a view does
+   * (see ExportGPUBuffer()). \throws for a null pointer. */
   void
   SetGPUBufferPointer(void * ptr);
   void
@@ -592,6 +682,12 @@ private:
   ReleaseStreamLocked(SharedState & state);
   void
   MoveGPUBufferLocked(SharedState & state, int device);
+  void
+  AdoptGPUBufferLocked(SharedState & state, void * pointer, std::shared_ptr<const void> owner);
+
+  friend class CudaHostStreamedProduction;
+  void
+  EndHostStreamedProduction(const CudaTransferStatistics * committed) noexcept;
 
   std::shared_ptr<SharedState> m_State;
 };

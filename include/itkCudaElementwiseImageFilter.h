@@ -175,10 +175,10 @@ protected:
 
 private:
   /** The streamed path (see SetTransferChunkBytes() and
-   * CudaStreamImagesFromHost()); false when it does not apply.
+   * GPUStreamImagesFromHost()); false when it does not apply.
    * \throws itk::ProcessAborted when an observer aborts. */
   bool
-  GPUStreamFromHost(size_t numberOfPixels);
+  GPUStreamFromHost();
 
   std::unique_ptr<CudaDeviceSplitter> m_Splitter{ std::make_unique<CudaDeviceSplitter>() };
   size_t                              m_TransferChunkBytes{ CudaStreamedTransformSettings{}.ChunkBytes };

@@ -78,7 +78,7 @@ CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUGe
     return;
   }
   if (inputRegion == outputRegion && m_Splitter->GetDevices().empty() && !m_Splitter->GetAllDevices() &&
-      this->GPUStreamFromHost(numberOfPixels))
+      this->GPUStreamFromHost())
   {
     return;
   }
@@ -114,15 +114,10 @@ CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUGe
 
 template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
 bool
-CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUStreamFromHost(size_t numberOfPixels)
+CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUStreamFromHost()
 {
-  return CudaStreamImagesFromHost(
-    *this,
+  return this->GPUStreamImagesFromHost(
     { { this->GetInput()->GetCudaDataManager(), sizeof(InputPixelType) } },
-    *this->GetOutput()->GetCudaDataManager(),
-    sizeof(OutputPixelType),
-    numberOfPixels,
-    this->GetCudaStream(),
     [this](const void * const * in, void * out, size_t count, cudaStream_t chunkStream) {
       this->GPUComputeElements(
         static_cast<const InputPixelType *>(in[0]), static_cast<OutputPixelType *>(out), count, chunkStream);

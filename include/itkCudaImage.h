@@ -135,8 +135,10 @@ public:
    * GPU). Allocate() then sets the buffer size, the GPU side can be used at
    * once, and the host buffer (from CudaHostMemoryPool) is allocated
    * at the first CPU access through a CudaImage accessor or the data manager:
-   * a GPU-only intermediate costs no host memory. Buffers
-   * below the pool's pinned threshold are allocated at once. itk::Image's
+   * a GPU-only intermediate costs no host memory. Its pixels are undefined
+   * until written (as after ITK's Allocate(false)): a GPU access before that
+   * uploads nothing. Allocate(true) and buffers below the pool's pinned
+   * threshold are allocated at once. itk::Image's
    * non-virtual SetPixel(), GetPixel(), FillBuffer() and GetPixelContainer(),
    * called through an itk::Image pointer, see no host buffer before that
    * first access. */
@@ -194,8 +196,9 @@ public:
 
   /** Called by the pipeline after a filter generated this image: unless the
    * filter asked for the GPU buffer for writing, it wrote on the CPU, so the
-   * GPU copy is stale; unless it made both copies current itself
-   * (CudaDataManager::SetBothBuffersCurrentByProducer()). */
+   * GPU copy is stale; unless it made both copies current itself (a
+   * committed CudaHostStreamedProduction, or
+   * CudaDataManager::SetBothBuffersCurrentByProducer()). */
   void
   DataHasBeenGenerated() override;
 

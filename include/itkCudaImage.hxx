@@ -108,7 +108,8 @@ CudaImage<TPixel, VImageDimension>::Allocate(bool initializePixels)
   this->ComputeOffsetTable();
   const auto   pixels = static_cast<SizeValueType>(this->GetOffsetTable()[VImageDimension]);
   const size_t bytes = static_cast<size_t>(pixels) * sizeof(TPixel);
-  if (before == nullptr && m_HostAllocationOnFirstUse && dynamic_cast<HostContainerType *>(current) != nullptr &&
+  if (before == nullptr && !initializePixels && m_HostAllocationOnFirstUse &&
+      dynamic_cast<HostContainerType *>(current) != nullptr &&
       bytes >= CudaHostMemoryPool::GetInstance().GetPinnedThreshold())
   {
     // Sized only: AllocateCPUBufferForDownload() makes it at the first host

@@ -86,10 +86,8 @@ CudaImageDataManager<ImageType>::RefreshRegionManager(CudaDataManager::Pointer &
   if (manager.IsNull())
   {
     manager = CudaDataManager::New();
-    manager->SetBufferSize(sizeof(IntArray));
-    manager->SetCPUBufferPointer(values.data());
     values = current;
-    manager->SetGPUDirtyFlag(true);
+    manager->AdoptCPUBuffer(values.data(), sizeof(IntArray));
   }
   else if (values != current)
   {

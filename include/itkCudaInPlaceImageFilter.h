@@ -19,7 +19,11 @@
 #define itkCudaInPlaceImageFilter_h
 
 #include "itkCudaImageToImageFilter.h"
+#include "itkCudaStreamedTransform.h"
 #include "itkInPlaceImageFilter.h"
+
+#include <string>
+#include <vector>
 
 namespace itk
 {
@@ -58,6 +62,40 @@ public:
 protected:
   CudaInPlaceImageFilter() = default;
   ~CudaInPlaceImageFilter() override = default;
+
+  /** The host-streamed path of an element-wise subclass: `inputs` streamed
+   * through the device into the output's buffered region on
+   * GetCudaStream() (CudaStreamImagesFromHost()), ProgressEvent per chunk,
+   * AbortGenerateData checked between chunks. Returns false, having changed
+   * nothing, when the path does not apply.
+   * \throws itk::ProcessAborted on an abort (the output's host copy then
+   * current, its device copy stale), or the error of a chunk. */
+  bool
+  GPUStreamImagesFromHost(const std::vector<CudaStreamedImage> & inputs,
+                          const CudaStreamedCompute &            compute,
+                          const CudaStreamedTransformSettings &  settings)
+  {
+    OutputImageType * output = this->GetOutput();
+    const auto        outcome = CudaStreamImagesFromHost(
+      inputs,
+      *output->GetCudaDataManager(),
+      sizeof(typename OutputImageType::PixelType),
+      output->GetBufferedRegion().GetNumberOfPixels(),
+      this->GetCudaStream(),
+      compute,
+      [this](double done) {
+        this->UpdateProgress(static_cast<float>(done));
+        return !this->GetAbortGenerateData();
+      },
+      settings);
+    if (outcome == CudaStreamedOutcome::Aborted)
+    {
+      ProcessAborted aborted(__FILE__, __LINE__);
+      aborted.SetDescription(std::string(this->GetNameOfClass()) + ": the update was aborted between chunks");
+      throw aborted;
+    }
+    return outcome == CudaStreamedOutcome::Completed;
+  }
 };
 } // namespace itk
 

@@ -38,7 +38,6 @@
 namespace itk
 {
 class CudaDataManager;
-class ProcessObject;
 
 /** How a streamed transform cuts its work: chunks of ChunkBytes bytes of the
  * widest pixel type (whole multiples of 4096 pixels are used), Streams chunks
@@ -118,34 +117,43 @@ struct CudaStreamedImage
   size_t            PixelBytes{ 0 };
 };
 
+/** What CudaStreamImagesFromHost() did. */
+enum class CudaStreamedOutcome
+{
+  NotApplicable, ///< nothing streamed, nothing changed: the caller takes another path
+  Completed,     ///< the output is current on the host and the device
+  Aborted        ///< `progress` returned false: the output's host copy is current, its device copy stale
+};
+
 /** The streamed path of the element-wise filters, on the current device
  * (the output's): when every input is current on the host alone, in pinned
  * memory, the output's host buffer is pinned too (the first input's when
  * they share buffers: in place), and the pixels fill at least two chunks,
- * streams them through the device with CudaStreamedTransform() and returns
- * true, the output then current on the host and the device
- * (SetBothBuffersCurrentByProducer) and the copies counted on it; the
- * inputs' device copies stay as they were. Progress goes to `filter` per
- * chunk, whose AbortGenerateData stops it between chunks. Returns false,
- * having changed nothing but a flag that a CPU write announced by Modified()
- * makes stale anyway, when it does not apply (settings.ChunkBytes 0, an input
+ * streams them through the device with CudaStreamedTransform() as one
+ * production of the output (CudaDataManager::BeginHostStreamedProduction()):
+ * completed, the output is current on the host and the device and the
+ * copies are counted on it; the inputs' device copies stay as they were.
+ * `progress` is CudaStreamedTransform()'s. Returns NotApplicable, having
+ * changed nothing, when it does not apply (settings.ChunkBytes 0, an input
  * on the device or pageable, an output with no pinned host buffer yet: that
  * is made only for a host read, never here). Pageable inputs are left to
  * the whole copies (CudaStagedCopy): streaming them would copy every byte
  * through pinned memory on the host as the staged copy does, and on an
  * H200's host that memcpy, 40 GB/s on 16 threads, bounds both alike
- * (bench/experiments/pageable_stream.cu, docs/performance.md).
- * \throws itk::ProcessAborted on an abort, or the error of a chunk; either
- * way the output's host copy is marked current (it holds the chunks that
- * landed) and its device copy stale. */
-CudaCommon_EXPORT bool
-CudaStreamImagesFromHost(ProcessObject &                        filter,
-                         const std::vector<CudaStreamedImage> & inputs,
+ * (bench/experiments/pageable_stream.cu, docs/performance.md). A filter
+ * calls it through CudaInPlaceImageFilter::GPUStreamImagesFromHost(), which
+ * reports progress and turns an abort into itk::ProcessAborted.
+ * \throws itk::ExceptionObject, the error of a chunk; the output's host copy
+ * is then current (it holds the chunks that landed) and its device copy
+ * stale. */
+CudaCommon_EXPORT CudaStreamedOutcome
+CudaStreamImagesFromHost(const std::vector<CudaStreamedImage> & inputs,
                          CudaDataManager &                      output,
                          size_t                                 outputPixelBytes,
                          size_t                                 pixels,
                          cudaStream_t                           stream,
                          const CudaStreamedCompute &            compute,
+                         const std::function<bool(double)> &    progress,
                          const CudaStreamedTransformSettings &  settings);
 } // namespace itk
 

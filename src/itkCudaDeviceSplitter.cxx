@@ -52,7 +52,9 @@ struct CudaDeviceSplitter::Resources
   /** What one remote device keeps between runs. */
   struct Remote
   {
-    CudaDetail::Stream     Streams[NumberOfLanes];
+    // The first lanes' streams of the device's pool (made by the pool, never
+    // destroyed here).
+    cudaStream_t           Streams[NumberOfLanes]{};
     CudaDetail::Event      Done[NumberOfLanes];
     GPUMemPointer::Pointer Scratch[NumberOfLanes];
   };
@@ -64,11 +66,11 @@ struct CudaDeviceSplitter::Resources
   {
     for (auto & entry : Remotes)
     {
-      for (const CudaDetail::Stream & stream : entry.second.Streams)
+      for (cudaStream_t stream : entry.second.Streams)
       {
-        if (stream)
+        if (stream != nullptr)
         {
-          cudaStreamSynchronize(stream.Get());
+          cudaStreamSynchronize(stream);
         }
       }
     }
@@ -96,12 +98,16 @@ struct CudaDeviceSplitter::Resources
   GetRemote(int device, size_t scratchBytes)
   {
     Remote & remote = Remotes[device];
+    if (remote.Streams[0] == nullptr)
+    {
+      const std::vector<cudaStream_t> pooled = CudaDetail::PooledStreams(device, NumberOfLanes);
+      for (unsigned int lane = 0; lane < NumberOfLanes; ++lane)
+      {
+        remote.Streams[lane] = pooled[lane % pooled.size()]; // fewer streams than lanes: lanes share them
+      }
+    }
     for (unsigned int lane = 0; lane < NumberOfLanes; ++lane)
     {
-      if (!remote.Streams[lane])
-      {
-        CUDA_CHECK(CudaDetail::Stream::Create(device, cudaStreamNonBlocking, &remote.Streams[lane]));
-      }
       if (!remote.Done[lane])
       {
         CUDA_CHECK(CudaDetail::Event::Create(device, &remote.Done[lane]));
@@ -112,7 +118,7 @@ struct CudaDeviceSplitter::Resources
       }
       if (remote.Scratch[lane]->GetBufferSize() < scratchBytes || remote.Scratch[lane]->GetPointer() == nullptr)
       {
-        CUDA_CHECK(cudaStreamSynchronize(remote.Streams[lane].Get())); // the old scratch may still be in use
+        CUDA_CHECK(cudaStreamSynchronize(remote.Streams[lane])); // the old scratch may still be in use
         remote.Scratch[lane]->Allocate(scratchBytes, device);
       }
     }
@@ -124,8 +130,9 @@ CudaDeviceSplitter::CudaDeviceSplitter()
   : m_Resources(std::make_unique<Resources>())
 {}
 
-// The streams and events are destroyed by their owners, on their devices,
-// after the queued work; the scratch buffers are freed by their GPUMemPointer.
+// The events are destroyed by their owners, on their devices, after the
+// queued work (the streams are the device pools'); the scratch buffers are
+// freed by their GPUMemPointer.
 CudaDeviceSplitter::~CudaDeviceSplitter() = default;
 
 void
@@ -266,7 +273,7 @@ CudaDeviceSplitter::QueueRemotePiece(const Piece &               piece,
   for (size_t first = 0; first < piece.Count; first += chunk, ++used)
   {
     const unsigned int lane = used % NumberOfLanes;
-    cudaStream_t       stream = remote.Streams[lane].Get();
+    cudaStream_t       stream = remote.Streams[lane];
     if (used < NumberOfLanes)
     {
       CUDA_CHECK(cudaStreamWaitEvent(stream, ready, 0)); // after the home stream's earlier work
@@ -281,7 +288,7 @@ CudaDeviceSplitter::QueueRemotePiece(const Piece &               piece,
   const unsigned int lanes = std::min(used, NumberOfLanes);
   for (unsigned int lane = 0; lane < lanes; ++lane)
   {
-    CUDA_CHECK(cudaEventRecord(remote.Done[lane].Get(), remote.Streams[lane].Get()));
+    CUDA_CHECK(cudaEventRecord(remote.Done[lane].Get(), remote.Streams[lane]));
   }
   return lanes;
 }

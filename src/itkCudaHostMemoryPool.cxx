@@ -16,6 +16,7 @@
  *
  *=========================================================================*/
 #include "itkCudaHostMemoryPool.h"
+#include "itkCudaEnvironment.h"
 #include "itkCudaStagedCopy.h"
 #include "itkCudaProcessGlobal.h"
 
@@ -49,28 +50,15 @@ constexpr unsigned int CopiesBeforePinning = 3;
 size_t
 CacheLimitFromEnvironment()
 {
-  const char * value = std::getenv("ITK_CUDA_HOST_CACHE_MB");
-  if (value != nullptr)
-  {
-    char *                   end = nullptr;
-    const unsigned long long megabytes = std::strtoull(value, &end, 10);
-    if (end != value && *end == '\0')
-    {
-      return static_cast<size_t>(megabytes) << 20;
-    }
-  }
-  return size_t{ 2048 } << 20;
+  uint64_t megabytes = 2048;
+  CudaDetail::EnvironmentNumber("ITK_CUDA_HOST_CACHE_MB", &megabytes);
+  return static_cast<size_t>(megabytes) << 20;
 }
 
 CudaHostPinning
 PinningFromEnvironment()
 {
-  const char * value = std::getenv("ITK_CUDA_HOST_PINNING");
-  std::string  text = value != nullptr ? value : "";
-  for (char & c : text)
-  {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
+  const std::string text = CudaDetail::EnvironmentWord("ITK_CUDA_HOST_PINNING");
   if (text == "always")
   {
     return CudaHostPinning::Always;
@@ -81,7 +69,7 @@ PinningFromEnvironment()
   }
   if (!text.empty() && text != "reuse")
   {
-    std::cerr << "CudaCommon: ITK_CUDA_HOST_PINNING='" << value
+    std::cerr << "CudaCommon: ITK_CUDA_HOST_PINNING='" << CudaDetail::EnvironmentText("ITK_CUDA_HOST_PINNING")
               << "' is not one of reuse, always, never; using reuse\n";
   }
   return CudaHostPinning::OnReuse;

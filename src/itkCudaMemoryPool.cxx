@@ -18,6 +18,7 @@
 #include "itkCudaMemoryPool.h"
 #include "itkCudaResources.h"
 #include "itkCudaUtil.h"
+#include "itkCudaEnvironment.h"
 #include "itkCudaProcessGlobal.h"
 
 #include <algorithm>
@@ -34,55 +35,10 @@ namespace
 {
 constexpr int MaximumDevices = 64;
 
-/** Bytes in `text` ("4096", "512M", "2G"; binary units), or `fallback`. */
-uint64_t
-ParseBytes(const char * text, uint64_t fallback)
-{
-  if (text == nullptr || *text == '\0')
-  {
-    return fallback;
-  }
-  char *                   end = nullptr;
-  const unsigned long long value = std::strtoull(text, &end, 10);
-  if (end == text)
-  {
-    return fallback;
-  }
-  uint64_t scale = 1;
-  switch (std::toupper(static_cast<unsigned char>(*end)))
-  {
-    case '\0':
-      return value;
-    case 'K':
-      scale = uint64_t{ 1 } << 10;
-      break;
-    case 'M':
-      scale = uint64_t{ 1 } << 20;
-      break;
-    case 'G':
-      scale = uint64_t{ 1 } << 30;
-      break;
-    default:
-      return fallback;
-  }
-  // "M", "MB", "MiB" alike, in any case (binary units).
-  const char * rest = end + 1;
-  rest += std::toupper(static_cast<unsigned char>(*rest)) == 'I' ? 1 : 0;
-  rest += std::toupper(static_cast<unsigned char>(*rest)) == 'B' ? 1 : 0;
-  return *rest == '\0' ? value * scale : fallback;
-}
-
 bool
 PoolWanted()
 {
-  const char * text = std::getenv("ITK_CUDA_MEMORY_POOL");
-  if (text == nullptr)
-  {
-    return true;
-  }
-  std::string value(text);
-  std::transform(value.begin(), value.end(), value.begin(), [](unsigned char c) { return std::tolower(c); });
-  return !(value == "0" || value == "off" || value == "false" || value == "no");
+  return CudaDetail::EnvironmentSwitch("ITK_CUDA_MEMORY_POOL", true);
 }
 
 constexpr uint64_t NotSet = ~uint64_t{ 0 };
@@ -90,8 +46,8 @@ constexpr uint64_t NotSet = ~uint64_t{ 0 };
 struct PoolSettings
 {
   std::mutex            Mutex;
-  std::atomic<uint64_t> ReleaseThreshold{ ParseBytes(std::getenv("ITK_CUDA_POOL_RELEASE_THRESHOLD"), NotSet) };
-  std::atomic<uint64_t> MaximumSize{ ParseBytes(std::getenv("ITK_CUDA_POOL_MAXIMUM_SIZE"), 0) };
+  std::atomic<uint64_t> ReleaseThreshold{ CudaDetail::EnvironmentBytes("ITK_CUDA_POOL_RELEASE_THRESHOLD", NotSet) };
+  std::atomic<uint64_t> MaximumSize{ CudaDetail::EnvironmentBytes("ITK_CUDA_POOL_MAXIMUM_SIZE", 0) };
   std::array<cudaMemPool_t, MaximumDevices> Pools{};
 };
 

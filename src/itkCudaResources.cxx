@@ -16,6 +16,8 @@
  *
  *=========================================================================*/
 #include "itkCudaResources.h"
+#include "itkCudaError.h"
+#include "itkCudaEnvironment.h"
 
 #include "itkOutputWindow.h"
 #include "itkCudaProcessGlobal.h"
@@ -57,30 +59,43 @@ WarnReleaseFailed(const char * what, cudaError_t error) noexcept
 
 // --- DeviceScope -------------------------------------------------------------
 
-DeviceScope::DeviceScope(int device) noexcept
+cudaError_t
+EnterDevice(int device, int * previous, bool * changed) noexcept
 {
+  *changed = false;
   if (device < 0)
   {
-    return;
+    return cudaSuccess;
   }
-  m_Status = cudaGetDevice(&m_Previous);
-  if (m_Status == cudaSuccess && m_Previous != device)
+  cudaError_t status = cudaGetDevice(previous);
+  if (status == cudaSuccess && *previous != device)
   {
-    m_Status = cudaSetDevice(device);
-    m_Changed = m_Status == cudaSuccess;
+    status = cudaSetDevice(device);
+    *changed = status == cudaSuccess;
   }
-  if (m_Status != cudaSuccess)
+  if (status != cudaSuccess)
   {
-    cudaGetLastError(); // returned by Status(), not left as the last error
+    cudaGetLastError(); // returned, not left as the last error
+  }
+  return status;
+}
+
+void
+LeaveDevice(int previous, bool changed) noexcept
+{
+  if (changed)
+  {
+    WarnReleaseFailed("the switch of the current CUDA device", cudaSetDevice(previous));
   }
 }
 
+DeviceScope::DeviceScope(int device) noexcept
+  : m_Status(EnterDevice(device, &m_Previous, &m_Changed))
+{}
+
 DeviceScope::~DeviceScope()
 {
-  if (m_Changed)
-  {
-    WarnReleaseFailed("the switch of the current CUDA device", cudaSetDevice(m_Previous));
-  }
+  LeaveDevice(m_Previous, m_Changed);
 }
 
 // --- Stream ------------------------------------------------------------------
@@ -261,11 +276,10 @@ unsigned int
 StreamsPerDevice()
 {
   static const unsigned int count = [] {
-    const char * text = std::getenv("ITK_CUDA_STREAMS_PER_DEVICE");
-    char *       end = nullptr;
-    const long   value = text != nullptr ? std::strtol(text, &end, 10) : 0;
-    return text != nullptr && end != text && *end == '\0' && value >= 1 && value <= 64 ? static_cast<unsigned int>(value)
-                                                                                        : 8u;
+    uint64_t value = 0;
+    return CudaDetail::EnvironmentNumber("ITK_CUDA_STREAMS_PER_DEVICE", &value) && value >= 1 && value <= 64
+             ? static_cast<unsigned int>(value)
+             : 8u;
   }();
   return count;
 }
@@ -275,19 +289,7 @@ StreamsPerDevice()
 bool
 PooledStreamsBlock() noexcept
 {
-  static const bool blocking = [] {
-    const char * text = std::getenv("ITK_CUDA_BLOCKING_STREAMS");
-    if (text == nullptr)
-    {
-      return false;
-    }
-    std::string value(text);
-    for (char & c : value)
-    {
-      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    return value == "1" || value == "true" || value == "on" || value == "yes";
-  }();
+  static const bool blocking = CudaDetail::EnvironmentSwitch("ITK_CUDA_BLOCKING_STREAMS", false);
   return blocking;
 }
 
@@ -311,10 +313,10 @@ StreamsOf(int device)
   static AllStreams & all = ProcessGlobalOf<AllStreams>("PooledStreams");
   return all[device];
 }
-} // namespace
 
+/** `device`'s pool, its streams made at the first call. */
 cudaError_t
-AcquirePooledStream(int device, cudaStream_t * stream) noexcept
+ReadyStreamsOf(int device, DeviceStreams ** pool) noexcept
 {
   if (device < 0 || device >= MaximumDevices)
   {
@@ -340,9 +342,36 @@ AcquirePooledStream(int device, cudaStream_t * stream) noexcept
       own.Ready.store(true, std::memory_order_release);
     }
   }
-  const unsigned int turn = own.Turn.fetch_add(1, std::memory_order_relaxed);
-  *stream = own.Streams[turn % own.Streams.size()].Get();
+  *pool = &own;
   return cudaSuccess;
+}
+} // namespace
+
+cudaError_t
+AcquirePooledStream(int device, cudaStream_t * stream) noexcept
+{
+  DeviceStreams *   pool = nullptr;
+  const cudaError_t error = ReadyStreamsOf(device, &pool);
+  if (error != cudaSuccess)
+  {
+    return error;
+  }
+  const unsigned int turn = pool->Turn.fetch_add(1, std::memory_order_relaxed);
+  *stream = pool->Streams[turn % pool->Streams.size()].Get();
+  return cudaSuccess;
+}
+
+std::vector<cudaStream_t>
+PooledStreams(int device, unsigned int count)
+{
+  DeviceStreams * pool = nullptr;
+  CUDA_CHECK(ReadyStreamsOf(device, &pool));
+  std::vector<cudaStream_t> streams;
+  for (unsigned int i = 0; i < count && i < pool->Streams.size(); ++i)
+  {
+    streams.push_back(pool->Streams[i].Get());
+  }
+  return streams;
 }
 
 // --- stream-to-stream waits ----------------------------------------------------

@@ -33,6 +33,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace itk
 {
@@ -43,10 +44,21 @@ namespace CudaDetail
 void
 WarnReleaseFailed(const char * what, cudaError_t error) noexcept;
 
+/** The one device switch of the library: make `device` the calling thread's
+ * current device (a negative one changes nothing), `*previous` the device
+ * current before and `*changed` whether it switched. Never throws; the error
+ * is returned and not left as the last error. */
+cudaError_t
+EnterDevice(int device, int * previous, bool * changed) noexcept;
+/** Undo EnterDevice() (when `changed`), warning on a failure. */
+void
+LeaveDevice(int previous, bool changed) noexcept;
+
 /** Makes `device` the calling thread's current device for the lifetime of
  * the object and restores the previous one afterwards; a negative device
  * changes nothing. Never throws: Status() says whether the switch worked.
- * itk::CudaDeviceGuard (public, throwing) is built on it. */
+ * itk::CudaDeviceGuard (public, throwing) switches with the same two
+ * functions. */
 class DeviceScope
 {
 public:
@@ -190,6 +202,14 @@ private:
  * PooledStreamsBlock(). The caller never destroys the stream. */
 cudaError_t
 AcquirePooledStream(int device, cudaStream_t * stream) noexcept;
+
+/** The first `count` streams of `device`'s pool (fewer when the pool holds
+ * fewer: ITK_CUDA_STREAMS_PER_DEVICE), always the same ones: for work spread
+ * over several streams at once (the chunks of a streamed transform, the
+ * lanes of a device split). They may also carry images' work, which only
+ * orders that work after theirs. \throws itk::ExceptionObject. */
+std::vector<cudaStream_t>
+PooledStreams(int device, unsigned int count);
 
 /** ITK_CUDA_BLOCKING_STREAMS=1 (true, on, yes; any case), read once: the
  * pooled streams are blocking streams, ordered with the legacy default

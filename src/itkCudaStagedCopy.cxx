@@ -330,7 +330,11 @@ enum class Direction
 
 /** The pinned buffers, stream and events one staged copy uses, in either
  * direction, all of one device. One copy at a time uses a lane (Mutex);
- * between copies nothing is in flight on its stream. */
+ * between copies nothing is in flight on its stream. The stream is the
+ * lane's own, not one of the device pool's (itkCudaResources.h), which
+ * images' kernels use: the host waits for the lane's events between chunks
+ * (a staging buffer is refilled once its DMA is done), and on a shared stream
+ * those waits would also wait for every kernel queued there before. */
 struct StagingLane
 {
   std::mutex                                       Mutex;

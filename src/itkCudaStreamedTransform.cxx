@@ -20,10 +20,8 @@
 #include "itkCudaError.h"
 #include "itkCudaResources.h"
 #include "itkMacro.h"
-#include "itkProcessObject.h"
 
 #include <algorithm>
-#include <mutex>
 #include <vector>
 
 namespace itk
@@ -31,47 +29,6 @@ namespace itk
 namespace
 {
 constexpr unsigned int MaximumStreams = 8;
-
-/** The streams of streamed transforms, per device, made at first use and
- * kept (non-blocking: ordered with other streams by events alone). */
-class TransformStreams
-{
-public:
-  /** The first `count` streams of `device`. */
-  std::vector<cudaStream_t>
-  Get(int device, unsigned int count)
-  {
-    std::lock_guard<std::mutex> lock(m_Mutex);
-    if (device >= static_cast<int>(m_Streams.size()))
-    {
-      m_Streams.resize(device + 1);
-    }
-    auto & streams = m_Streams[device];
-    while (streams.size() < count)
-    {
-      CudaDetail::Stream created;
-      CUDA_CHECK(CudaDetail::Stream::Create(device, cudaStreamNonBlocking, &created));
-      streams.push_back(std::move(created));
-    }
-    std::vector<cudaStream_t> handles;
-    for (unsigned int i = 0; i < count; ++i)
-    {
-      handles.push_back(streams[i].Get());
-    }
-    return handles;
-  }
-
-private:
-  std::mutex                                   m_Mutex;
-  std::vector<std::vector<CudaDetail::Stream>> m_Streams;
-};
-
-TransformStreams &
-Streams()
-{
-  static auto * streams = new TransformStreams; // used until the process ends
-  return *streams;
-}
 } // namespace
 
 bool
@@ -111,7 +68,13 @@ CudaStreamedTransform(const std::vector<CudaStreamedInput> & inputs,
   const size_t     chunk = std::max(unit, settings.ChunkBytes / widest / unit * unit);
   const size_t     chunks = (pixels + chunk - 1) / chunk;
   const unsigned int used = static_cast<unsigned int>(std::min<size_t>(count, chunks));
-  const std::vector<cudaStream_t> streams = Streams().Get(current, used);
+  // The first streams of the device's pool: distinct, unless
+  // ITK_CUDA_STREAMS_PER_DEVICE is below `used` (then in turn).
+  std::vector<cudaStream_t> streams = CudaDetail::PooledStreams(current, used);
+  for (size_t pooled = streams.size(); streams.size() < used;)
+  {
+    streams.push_back(streams[streams.size() % pooled]);
+  }
 
   // Where each input's chunks land: the first as wide as the output in the
   // output's buffer, the others in a scratch buffer per stream.
@@ -246,14 +209,14 @@ CudaStreamedTransform(const void *                                             h
     settings);
 }
 
-bool
-CudaStreamImagesFromHost(ProcessObject &                        filter,
-                         const std::vector<CudaStreamedImage> & inputs,
+CudaStreamedOutcome
+CudaStreamImagesFromHost(const std::vector<CudaStreamedImage> & inputs,
                          CudaDataManager &                      output,
                          size_t                                 outputPixelBytes,
                          size_t                                 pixels,
                          cudaStream_t                           stream,
                          const CudaStreamedCompute &            compute,
+                         const std::function<bool(double)> &    progress,
                          const CudaStreamedTransformSettings &  settings)
 {
   size_t widest = outputPixelBytes;
@@ -262,14 +225,15 @@ CudaStreamImagesFromHost(ProcessObject &                        filter,
     widest = std::max(widest, input.PixelBytes);
     if (input.Manager == nullptr || input.Manager->IsCPUBufferDirty())
     {
-      return false;
+      return CudaStreamedOutcome::NotApplicable;
     }
   }
   if (inputs.empty() || settings.ChunkBytes == 0 || pixels * widest < 2 * settings.ChunkBytes)
   {
-    return false;
+    return CudaStreamedOutcome::NotApplicable;
   }
   std::vector<CudaStreamedInput> hosts;
+  CudaTransferStatistics         copies;
   for (const auto & input : inputs)
   {
     // The CPU copy is current: taking its pointer downloads nothing, and
@@ -278,61 +242,37 @@ CudaStreamImagesFromHost(ProcessObject &                        filter,
     const void * host = input.Manager->GetConstCPUBufferPointer();
     if (!input.Manager->IsGPUBufferDirty() || !CudaIsPinnedHostMemory(host))
     {
-      return false;
+      return CudaStreamedOutcome::NotApplicable;
     }
     hosts.push_back({ host, input.PixelBytes });
+    ++copies.HostToDeviceCount;
+    copies.HostToDeviceBytes += pixels * input.PixelBytes;
   }
-  // In place the output is the first input's buffer; otherwise its own host
-  // buffer, if it has one already and pinned: none is made here (a GPU-only
-  // output keeps costing no host memory), nothing is downloaded into it.
-  const bool inPlace = inputs.front().Manager->SharesBuffersWith(&output);
-  void *     hostOut = const_cast<void *>(inPlace ? hosts.front().Host : output.PeekCPUBuffer());
-  if (!CudaIsPinnedHostMemory(hostOut) || (!inPlace && output.GetCPUBufferPointerForOverwrite() != hostOut))
+  copies.DeviceToHostCount = 1;
+  copies.DeviceToHostBytes = pixels * outputPixelBytes;
+  // In place the output's host buffer is the first input's; otherwise its
+  // own, if it has one already and pinned: none is made (a GPU-only output
+  // keeps costing no host memory), nothing is downloaded into it. Until the
+  // production commits, an error or an abort leaves the output's host copy
+  // current with what landed, its device copy stale.
+  CudaHostStreamedProduction production = output.BeginHostStreamedProduction();
+  if (!production)
   {
-    return false;
+    return CudaStreamedOutcome::NotApplicable;
   }
-  void * deviceOut = output.GetGPUBufferPointerForOverwrite();
-  // On an error or an abort the host buffer holds what landed, the device
-  // buffer no whole image.
-  const auto keepHostCopy = [&output] {
-    output.SetCPUDirtyFlag(false);
-    output.SetGPUDirtyFlag(true);
-  };
-  bool completed = false;
-  try
+  if (!CudaStreamedTransform(hosts,
+                             production.GetHostBuffer(),
+                             production.GetDeviceBuffer(),
+                             outputPixelBytes,
+                             pixels,
+                             stream,
+                             compute,
+                             progress,
+                             settings))
   {
-    completed = CudaStreamedTransform(
-      hosts,
-      hostOut,
-      deviceOut,
-      outputPixelBytes,
-      pixels,
-      stream,
-      compute,
-      [&filter](double done) {
-        filter.UpdateProgress(static_cast<float>(done));
-        return !filter.GetAbortGenerateData();
-      },
-      settings);
+    return CudaStreamedOutcome::Aborted;
   }
-  catch (...)
-  {
-    keepHostCopy();
-    throw;
-  }
-  if (!completed)
-  {
-    keepHostCopy();
-    ProcessAborted aborted(__FILE__, __LINE__);
-    aborted.SetDescription(std::string(filter.GetNameOfClass()) + ": the update was aborted between chunks");
-    throw aborted;
-  }
-  output.SetBothBuffersCurrentByProducer();
-  for (const auto & input : hosts)
-  {
-    output.RecordTransfers(pixels * input.PixelBytes, 0);
-  }
-  output.RecordTransfers(0, pixels * outputPixelBytes);
-  return true;
+  production.Commit(copies);
+  return CudaStreamedOutcome::Completed;
 }
 } // namespace itk

@@ -16,6 +16,7 @@
  *
  *=========================================================================*/
 #include "itkCudaUtil.h"
+#include "itkCudaEnvironment.h"
 #include "itkCudaResources.h"
 
 #include <algorithm>
@@ -241,12 +242,11 @@ CudaGetDefaultDevice()
 {
   static const int device = [] {
     const int   count = GetAvailability().DeviceCount;
-    const char * value = std::getenv("ITK_CUDA_DEVICE");
+    const char * value = CudaDetail::EnvironmentText("ITK_CUDA_DEVICE");
     if (value != nullptr && *value != '\0')
     {
-      char *     end = nullptr;
-      const long chosen = std::strtol(value, &end, 10);
-      if (*end == '\0' && chosen >= 0 && chosen < count)
+      uint64_t chosen = 0;
+      if (CudaDetail::EnvironmentNumber("ITK_CUDA_DEVICE", &chosen) && chosen < static_cast<uint64_t>(count))
       {
         return static_cast<int>(chosen);
       }
@@ -468,24 +468,12 @@ CudaEnablePeerAccess(int device, int peer) noexcept
 
 CudaDeviceGuard::CudaDeviceGuard(int device)
 {
-  if (device < 0)
-  {
-    return;
-  }
-  CUDA_CHECK(cudaGetDevice(&m_PreviousDevice));
-  if (m_PreviousDevice != device)
-  {
-    CUDA_CHECK(cudaSetDevice(device));
-    m_Changed = true;
-  }
+  CUDA_CHECK(CudaDetail::EnterDevice(device, &m_PreviousDevice, &m_Changed));
 }
 
 CudaDeviceGuard::~CudaDeviceGuard()
 {
-  if (m_Changed)
-  {
-    CudaDetail::WarnReleaseFailed("the switch of the current CUDA device", cudaSetDevice(m_PreviousDevice));
-  }
+  CudaDetail::LeaveDevice(m_PreviousDevice, m_Changed);
 }
 } // namespace itk
 

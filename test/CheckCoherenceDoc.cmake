@@ -3,18 +3,28 @@
 # flags and the steps of the shared state (struct CudaDataManager::SharedState:
 # its bool members and member functions, the legacy-stream bridge among them),
 # the transitions (CudaDataManager::...Locked) and the producer and adoption
-# calls (CudaDataManager::...ByProducer, Adopt..., RecordTransfers). The names
+# calls (CudaDataManager::...ByProducer, Adopt..., RecordTransfers, the
+# host-streamed production's Begin.../End... and Commit/Abandon). The names
 # are read from the code, so a state, flag or transition added there without
 # its line in the document fails this test. A name counts as documented when
 # the document writes it in backticks (`Name`, or `Name(...)`).
-#   cmake -DSOURCE=src/itkCudaDataManager.cxx -DDOC=docs/coherence.md -P CheckCoherenceDoc.cmake
+# The data manager's files are SOURCE_DIR/itkCudaDataManager* (its shared
+# state's header and sources, the transitions, the public calls), read as one
+# text.
+#   cmake -DSOURCE_DIR=src -DDOC=docs/coherence.md -P test/CheckCoherenceDoc.cmake
 cmake_minimum_required(VERSION 3.16)
-foreach(variable SOURCE DOC)
+foreach(variable SOURCE_DIR DOC)
   if(NOT DEFINED ${variable})
     message(FATAL_ERROR "CheckCoherenceDoc.cmake: ${variable} is not set")
   endif()
 endforeach()
-file(READ "${SOURCE}" code)
+file(GLOB files "${SOURCE_DIR}/itkCudaDataManager*")
+set(SOURCE "${SOURCE_DIR}/itkCudaDataManager*")
+set(code "")
+foreach(file IN LISTS files)
+  file(READ "${file}" text)
+  string(APPEND code "${text}\n")
+endforeach()
 file(READ "${DOC}" doc)
 
 # section(OUT BEGIN): the text from the line BEGIN to the next line "};".
@@ -55,6 +65,8 @@ collect("\nCudaDataManager::([A-Za-z]+Locked)\\(" "${code}")
 collect("\nCudaDataManager::([A-Za-z]+ByProducer)\\(" "${code}")
 collect("\nCudaDataManager::(Adopt[A-Za-z]+)\\(" "${code}")
 collect("\nCudaDataManager::(RecordTransfers)\\(" "${code}")
+collect("\nCudaDataManager::([A-Za-z]+HostStreamedProduction)\\(" "${code}")
+collect("\nCudaHostStreamedProduction::(Commit|Abandon)\\(" "${code}")
 list(REMOVE_DUPLICATES names)
 
 list(LENGTH names count)

@@ -19,6 +19,7 @@
 #include "itkCudaImage.h"
 #include "itkCudaTestUtilities.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <numeric>
 #include <thread>
@@ -269,6 +270,78 @@ TEST_P(CudaDataManagerTest, ExternalPointerMustHoldTheBuffer)
             cudaSuccess);
 }
 
+TEST_P(CudaDataManagerTest, AdoptedGPUBufferIsTheCurrentCopy)
+{
+  void * external = nullptr;
+  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->GetMemoryResource()->Allocate(&external, Bytes(), 0, nullptr));
+  std::vector<float> values(m_Host.size(), 3.0f);
+  WriteDevice(external, values.data(), Bytes());
+  auto owner = std::make_shared<int>(7);
+  m_Manager->GetGPUBufferPointer(); // an owned buffer, replaced by the adopted one
+  EXPECT_EQ(LiveAllocations(), 2u);
+  m_Manager->SetBufferSize(8); // any size before: the adoption sets it
+  m_Manager->AdoptGPUBuffer(external, Bytes(), owner);
+  EXPECT_EQ(LiveAllocations(), 1u); // ours went, the external one stays
+  EXPECT_EQ(m_Manager->GetBufferSize(), Bytes());
+  EXPECT_TRUE(m_Manager->IsCPUBufferDirty());
+  EXPECT_FALSE(m_Manager->IsGPUBufferDirty());
+  EXPECT_EQ(m_Manager->PeekCPUBuffer(), nullptr); // no host buffer until the host reads
+  m_Manager->ResetTransferStatistics();
+  EXPECT_EQ(m_Manager->GetConstGPUBufferPointer(), external);
+  EXPECT_TRUE(TransfersAre(m_Manager, 0, 0));
+  EXPECT_EQ(owner.use_count(), 2); // kept alive by the manager
+  std::vector<float> host(m_Host.size());
+  m_Manager->SetCPUBufferPointer(host.data());
+  m_Manager->UpdateCPUBuffer();
+  EXPECT_EQ(host, values);
+  EXPECT_TRUE(TransfersAre(m_Manager, 0, 1));
+  m_Manager = nullptr;
+  EXPECT_EQ(owner.use_count(), 1);
+  EXPECT_EQ(LiveAllocations(), 1u); // borrowed: never freed by us
+  EXPECT_EQ(itk::CudaMemoryBackend::GetDefault()->GetMemoryResource()->Deallocate(external, Bytes(), 0, nullptr),
+            cudaSuccess);
+}
+
+TEST_P(CudaDataManagerTest, RefusedAdoptionChangesNothing)
+{
+  void * external = nullptr;
+  CUDA_CHECK(itk::CudaMemoryBackend::GetDefault()->GetMemoryResource()->Allocate(&external, 256, 0, nullptr));
+  std::string message = ExceptionMessage([&] { m_Manager->AdoptGPUBuffer(nullptr, Bytes()); });
+  EXPECT_NE(message.find("AdoptGPUBuffer expects device memory holding the data"), std::string::npos) << message;
+  message = ExceptionMessage([&] { m_Manager->AdoptGPUBuffer(external, 0); });
+  EXPECT_NE(message.find("and 0 bytes"), std::string::npos) << message;
+  message = ExceptionMessage([&] { m_Manager->AdoptGPUBuffer(external, Bytes()); });
+  EXPECT_NE(message.find("holds 256 bytes from there, the buffer needs 4000"), std::string::npos) << message;
+  int onTheStack = 0;
+  message = ExceptionMessage([&] { m_Manager->AdoptGPUBuffer(&onTheStack, sizeof(int)); });
+  EXPECT_NE(message.find("is not in a device allocation"), std::string::npos) << message;
+  EXPECT_EQ(m_Manager->GetBufferSize(), Bytes());
+  EXPECT_FALSE(m_Manager->IsCPUBufferDirty());
+  EXPECT_EQ(m_Manager->GetConstCPUBufferPointer(), m_Host.data());
+  EXPECT_EQ(m_Manager->GetGPUBufferSize(), 0u);
+  EXPECT_EQ(itk::CudaMemoryBackend::GetDefault()->GetMemoryResource()->Deallocate(external, 256, 0, nullptr),
+            cudaSuccess);
+}
+
+TEST_P(CudaDataManagerTest, NoHostStreamedProductionWithoutAPinnedHostBuffer)
+{
+  // m_Host is pageable; an image without a host buffer has none to write.
+  m_Manager->ReleaseDirtyGPUBufferOff();
+  m_Manager->GetConstGPUBufferPointer();
+  m_Manager->GetCPUBufferPointer(); // the GPU copy stale, its buffer kept
+  EXPECT_FALSE(m_Manager->BeginHostStreamedProduction());
+  EXPECT_FALSE(m_Manager->IsCPUBufferDirty());
+  EXPECT_TRUE(m_Manager->IsGPUBufferDirty());
+  EXPECT_EQ(m_Manager->PeekCPUBuffer(), m_Host.data());
+  EXPECT_EQ(m_Manager->GetGPUBufferSize(), Bytes());
+  auto unmade = CudaDataManager::New();
+  unmade->AdoptCPUBuffer(nullptr, Bytes());
+  EXPECT_FALSE(unmade->BeginHostStreamedProduction());
+  EXPECT_EQ(unmade->PeekCPUBuffer(), nullptr);
+  EXPECT_FALSE(unmade->IsCPUBufferDirty());
+  EXPECT_EQ(unmade->GetGPUBufferSize(), 0u);
+}
+
 TEST_P(CudaDataManagerTest, ConcurrentReadersDownloadOnce)
 {
   auto * device = static_cast<float *>(m_Manager->GetGPUBufferPointer());
@@ -314,6 +387,106 @@ TEST_P(CudaDataManagerTest, NothingLeaksWhenTheManagerGoes)
 }
 
 ITK_CUDA_INSTANTIATE_BACKEND_TESTS(CudaDataManagerTest);
+
+// --- host-streamed productions: pinned host memory, so a CUDA device
+
+class CudaHostStreamedProductionTest : public ::testing::Test
+{
+protected:
+  void
+  SetUp() override
+  {
+    ITK_CUDA_SKIP_WITHOUT_GPU();
+    CUDA_CHECK(cudaMallocHost(&m_Pinned, Bytes));
+    std::fill_n(static_cast<float *>(m_Pinned), Pixels, 2.0f);
+    m_Manager = CudaDataManager::New();
+    m_Manager->AdoptCPUBuffer(m_Pinned, Bytes);
+  }
+  void
+  TearDown() override
+  {
+    m_Manager = nullptr;
+    if (m_Pinned != nullptr)
+    {
+      CUDA_CHECK(cudaFreeHost(m_Pinned));
+    }
+  }
+
+  /** What a streamed producer does: every pixel through the device, doubled there, and back. */
+  void
+  Produce(const itk::CudaHostStreamedProduction & production, size_t pixels)
+  {
+    std::vector<float> doubled(Pixels);
+    std::transform(static_cast<const float *>(production.GetHostBuffer()),
+                   static_cast<const float *>(production.GetHostBuffer()) + Pixels,
+                   doubled.begin(),
+                   [](float v) { return 2.0f * v; });
+    CUDA_CHECK(cudaMemcpy(production.GetDeviceBuffer(), doubled.data(), pixels * sizeof(float), cudaMemcpyHostToDevice));
+    std::copy_n(doubled.begin(), pixels, static_cast<float *>(production.GetHostBuffer()));
+  }
+
+  static constexpr size_t  Pixels = 4096;
+  static constexpr size_t  Bytes = Pixels * sizeof(float);
+  void *                   m_Pinned{ nullptr };
+  CudaDataManager::Pointer m_Manager;
+};
+
+TEST_F(CudaHostStreamedProductionTest, CommitMakesBothCopiesCurrentAndCountsTheCopies)
+{
+  itk::CudaHostStreamedProduction production = m_Manager->BeginHostStreamedProduction();
+  ASSERT_TRUE(production);
+  EXPECT_EQ(production.GetHostBuffer(), m_Pinned);
+  EXPECT_NE(production.GetDeviceBuffer(), nullptr);
+  EXPECT_EQ(m_Manager->GetGPUBufferSize(), Bytes);
+  EXPECT_TRUE(m_Manager->IsCPUBufferDirty()); // neither copy is current while it runs
+  EXPECT_TRUE(m_Manager->IsGPUBufferDirty());
+  Produce(production, Pixels);
+  itk::CudaTransferStatistics copies;
+  copies.HostToDeviceCount = 2;
+  copies.HostToDeviceBytes = 2 * Bytes;
+  copies.DeviceToHostCount = 1;
+  copies.DeviceToHostBytes = Bytes;
+  itk::CudaHostStreamedProduction moved = std::move(production);
+  EXPECT_FALSE(production);
+  moved.Commit(copies);
+  EXPECT_FALSE(moved);
+  EXPECT_FALSE(m_Manager->IsCPUBufferDirty());
+  EXPECT_FALSE(m_Manager->IsGPUBufferDirty());
+  const auto statistics = m_Manager->GetTransferStatistics();
+  EXPECT_EQ(statistics.HostToDeviceCount, 2u);
+  EXPECT_EQ(statistics.HostToDeviceBytes, 2 * Bytes);
+  EXPECT_EQ(statistics.DeviceToHostCount, 1u);
+  EXPECT_EQ(statistics.DeviceToHostBytes, Bytes);
+  EXPECT_TRUE(m_Manager->TakeBothBuffersCurrentByProducer());
+  std::vector<float> device(Pixels);
+  CUDA_CHECK(cudaMemcpy(device.data(), m_Manager->GetConstGPUBufferPointer(), Bytes, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(device, std::vector<float>(Pixels, 4.0f));
+  EXPECT_EQ(static_cast<const float *>(m_Manager->GetConstCPUBufferPointer())[Pixels - 1], 4.0f);
+  EXPECT_EQ(m_Manager->GetTransferStatistics().HostToDeviceCount, 2u); // nothing copied since
+  EXPECT_THROW(moved.Commit(copies), itk::ExceptionObject);
+}
+
+TEST_F(CudaHostStreamedProductionTest, AbandonedProductionKeepsWhatLandedOnTheHost)
+{
+  m_Manager->GetConstGPUBufferPointer(); // both current before
+  {
+    itk::CudaHostStreamedProduction production = m_Manager->BeginHostStreamedProduction();
+    ASSERT_TRUE(production);
+    Produce(production, Pixels / 2); // an error after half the chunks
+  }
+  EXPECT_FALSE(m_Manager->IsCPUBufferDirty());
+  EXPECT_TRUE(m_Manager->IsGPUBufferDirty());
+  EXPECT_FALSE(m_Manager->TakeBothBuffersCurrentByProducer());
+  const auto * host = static_cast<const float *>(m_Manager->GetConstCPUBufferPointer());
+  EXPECT_EQ(host[0], 4.0f);
+  EXPECT_EQ(host[Pixels - 1], 2.0f);
+  m_Manager->ResetTransferStatistics();
+  std::vector<float> device(Pixels);
+  CUDA_CHECK(cudaMemcpy(device.data(), m_Manager->GetConstGPUBufferPointer(), Bytes, cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(TransfersAre(m_Manager, 1, 0)); // the host copy went up again
+  EXPECT_EQ(device[Pixels - 1], 2.0f);
+  EXPECT_EQ(device[0], 4.0f);
+}
 
 // --- faults, on the emulated backend (reproducible everywhere)
 

@@ -35,6 +35,7 @@
 #include "itkNeighborhoodIterator.h"
 #include "itkShapedNeighborhoodIterator.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 #include <string>
@@ -611,7 +612,6 @@ TEST_P(CudaImageCoherence, EveryHostAccessMakesAPendingHostBuffer)
     { "ImageRegionIterator",
       [](ImageType * image) { itk::ImageRegionIterator<ImageType>(image, WriteRegion).Set(WrittenValue); } },
     { "GetConstCPUBufferPointer", [](ImageType * image) { image->GetDataManager()->GetConstCPUBufferPointer(); } },
-    { "GetConstGPUBufferPointer", [](ImageType * image) { image->GetCudaDataManager()->GetConstGPUBufferPointer(); } },
   };
   for (const auto & access : accesses)
   {
@@ -621,6 +621,56 @@ TEST_P(CudaImageCoherence, EveryHostAccessMakesAPendingHostBuffer)
     EXPECT_EQ(HostPixels(image), image->GetBufferedRegion().GetNumberOfPixels());
     EXPECT_NE(image->Superclass::GetBufferPointer(), nullptr);
   }
+}
+
+// The pixels of an image Allocate() only sized are undefined and nowhere: a
+// GPU access uploads nothing and makes no host buffer (the 2.x filters',
+// RTK's, ask GetGPUBufferPointer() of the outputs they overwrite).
+TEST_P(CudaImageCoherence, AGPUAccessOfASizedOnlyImageUploadsNothing)
+{
+  const std::vector<std::pair<const char *, std::function<void *(itk::CudaDataManager *)>>> accesses = {
+    { "GetGPUBufferPointer", [](itk::CudaDataManager * manager) { return manager->GetGPUBufferPointer(); } },
+    { "GetConstGPUBufferPointer",
+      [](itk::CudaDataManager * manager) { return const_cast<void *>(manager->GetConstGPUBufferPointer()); } },
+    { "UpdateGPUBuffer",
+      [](itk::CudaDataManager * manager) {
+        manager->UpdateGPUBuffer();
+        return const_cast<void *>(manager->GetConstGPUBufferPointer());
+      } },
+  };
+  for (const auto & access : accesses)
+  {
+    SCOPED_TRACE(access.first);
+    auto         image = SizedOnly();
+    const auto   manager = image->GetCudaDataManager();
+    const size_t pixels = image->GetBufferedRegion().GetNumberOfPixels();
+    void *       device = access.second(manager);
+    EXPECT_EQ(HostPixels(image), 0u);
+    EXPECT_TRUE(TransfersAre(manager, 0, 0));
+    EXPECT_TRUE(manager->IsCPUBufferDirty());
+    EXPECT_FALSE(manager->IsGPUBufferDirty());
+    std::vector<float> gpu(pixels, GPUValue);
+    itk::CudaTest::CopyToDevice(device, gpu.data(), pixels * sizeof(float)); // as the filter's kernel writes it
+    const ImageType * constImage = image;
+    EXPECT_EQ(constImage->GetPixel(WriteIndex), GPUValue); // made and brought down at the first host read
+    EXPECT_EQ(HostPixels(image), pixels);
+    EXPECT_TRUE(TransfersAre(manager, 0, 1));
+  }
+}
+
+// Allocate(true) asks for zeros: a buffer only sized would hold garbage at
+// its first use, so the host buffer is made (and zeroed) at once.
+TEST_P(CudaImageCoherence, AllocateWithInitializedPixelsMakesTheHostBufferAtOnce)
+{
+  auto image = ImageType::New();
+  image->HostAllocationOnFirstUseOn();
+  image->SetRegions(ImageType::SizeType{ { 64, 32, 16 } });
+  image->Allocate(true);
+  const size_t pixels = image->GetBufferedRegion().GetNumberOfPixels();
+  EXPECT_EQ(HostPixels(image), pixels);
+  const float * host = static_cast<const ImageType *>(image.GetPointer())->GetBufferPointer();
+  EXPECT_TRUE(std::all_of(host, host + pixels, [](float v) { return v == 0.0f; }));
+  EXPECT_EQ(DeviceCopy(image), std::vector<float>(pixels, 0.0f));
 }
 
 ITK_CUDA_INSTANTIATE_BACKEND_TESTS(CudaImageCoherence);

@@ -456,7 +456,7 @@ TEST(CudaStreamedTransform, PageableInputsGoUpWhole)
 TEST(CudaStreamedTransform, RefusesPartialPixels)
 {
   const std::string message = itk::CudaTest::ExceptionMessage([] {
-    char buffer[16];
+    char buffer[16] = {};
     itk::CudaStreamedTransform(buffer, buffer, buffer, 10, 4, nullptr, [](void *, size_t, cudaStream_t) {},
                                [](double) { return true; });
   });

@@ -19,6 +19,11 @@
 // ExportGPUBuffer()'s hold is C++ only: Python takes views through the
 // image's __cuda_array_interface__ and __dlpack__, which keep it.
 %ignore itkCudaDataManager::ExportGPUBuffer;
+// A production is the element-wise filters' C++ mechanism (move-only); the
+// Python form of AdoptGPUBuffer() is _AdoptGPUBuffer() below, which keeps a
+// Python owner.
+%ignore itkCudaDataManager::BeginHostStreamedProduction;
+%ignore itkCudaDataManager::AdoptGPUBuffer;
 
 %extend itkCudaDataManager {
   // Make `pointer`, device memory of `bytes` bytes that the Python object
@@ -43,10 +48,7 @@
       Py_DECREF(static_cast<PyObject *>(const_cast<void *>(object)));
       PyGILState_Release(state);
     });
-    self->SetBufferSize(static_cast<size_t>(bytes));
-    self->SetCPUBufferPointer(nullptr);
-    self->SetGPUBufferPointer(reinterpret_cast<void *>(static_cast<uintptr_t>(pointer)), std::move(hold));
-    self->SetCPUDirtyFlag(true);
-    self->SetGPUDirtyFlag(false);
+    self->AdoptGPUBuffer(reinterpret_cast<void *>(static_cast<uintptr_t>(pointer)), static_cast<size_t>(bytes),
+                         std::move(hold));
   }
 }

@@ -227,11 +227,9 @@ ImageFromDevicePointer(unsigned long long pointer, const std::vector<unsigned lo
     image->SetRegions(itkSize);
     auto *       manager = image->GetDataManager();
     const size_t pixels = image->GetBufferedRegion().GetNumberOfPixels();
-    manager->SetBufferSize(pixels * sizeof(typename TImage::PixelType));
-    manager->SetCPUBufferPointer(nullptr);
-    manager->SetGPUBufferPointer(reinterpret_cast<void *>(static_cast<uintptr_t>(pointer)), KeepAlive(owner));
-    manager->SetCPUDirtyFlag(true);
-    manager->SetGPUDirtyFlag(false);
+    manager->AdoptGPUBuffer(reinterpret_cast<void *>(static_cast<uintptr_t>(pointer)),
+                            pixels * sizeof(typename TImage::PixelType),
+                            KeepAlive(owner));
   }
   catch (...)
   {

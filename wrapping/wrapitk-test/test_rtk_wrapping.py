@@ -112,11 +112,11 @@ def _rtk_cuda_filter():
 
 
 # RTK's GPUGenerateData() asks the 2.x GetGPUBufferPointer() (not
-# GetGPUBufferPointerForOverwrite()) of the output Allocate() just made on the
-# host, so the undefined host pixels go up once: ITKCudaCommon 2.1.0 skipped
-# that upload (Allocate(false) left both copies dirty). One upload of the
-# output per filter run, measured here so that a change shows.
-_ALLOCATION_UPLOADS = 1
+# GetGPUBufferPointerForOverwrite()) of the output Allocate() only sized (its
+# pixels undefined, its host buffer not made yet): nothing goes up, as in
+# ITKCudaCommon 2.1.0 (Allocate(false) left both copies dirty), and no host
+# buffer is made.
+_ALLOCATION_UPLOADS = 0
 
 
 def _configured(source, constant):
@@ -169,8 +169,8 @@ def test_rtk_cuda_filter_output_feeds_cudacommons_filters(cupy):
     add.Update()
     out = add.GetOutput()
     assert np.all(cupy.asnumpy(cupy.asarray(out)) == np.float32(3.0))
-    # Nothing comes down to the host; only RTK's output goes up once, at its
-    # allocation (_ALLOCATION_UPLOADS), CudaCommon's none.
+    # Nothing comes down to the host, nothing goes up: not RTK's output at
+    # its allocation (_ALLOCATION_UPLOADS), not CudaCommon's.
     for image, uploads in ((source.GetOutput(), _ALLOCATION_UPLOADS), (out, 0)):
         statistics = image.GetTransferStatistics()
         assert statistics["DeviceToHostCount"] == 0
