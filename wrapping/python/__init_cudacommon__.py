@@ -146,6 +146,8 @@ class _CudaImageKeys:
 
         if not isinstance(key, tuple):
             return
+        if template.__name__ == "itk::PyBuffer":
+            _copying_reads_keep_gpu_copy(cls)
         if template.__name__ != "itk::CudaImage":
             if self.keys_with is not None:
                 self.index(template, key)
@@ -168,8 +170,34 @@ class _CudaImageKeys:
             self.alias(other, other_key)
 
 
+def _copying_reads_keep_gpu_copy(pybuffer):
+    """itk.PyBuffer[...].GetArrayFromImage, behind itk.array_from_image,
+    itk.GetArrayFromImage and np.asarray(image), copies a CudaImage through
+    its _CopyHostArray(): a read, which keeps a current GPU copy current as
+    C++ GetPixel() const does (ITK's own takes the non-const buffer pointer,
+    which tells the image the host may write). Any other image takes ITK's
+    path, unchanged."""
+    original = getattr(pybuffer, "GetArrayFromImage", None)
+    if original is None or hasattr(original, "__wrapped__"):
+        return
+
+    def GetArrayFromImage(image, keep_axes=False, update=True):
+        copy = getattr(image, "_CopyHostArray", None)
+        if copy is None:
+            return original(image, keep_axes, update)
+        return copy(keep_axes, update)
+
+    GetArrayFromImage.__doc__ = original.__doc__
+    GetArrayFromImage.__wrapped__ = original
+    pybuffer.GetArrayFromImage = staticmethod(GetArrayFromImage)
+
+
 def _hook_template_additions(keys):
     from itk.support.template_class import itkTemplate, itkTemplateBase
+
+    loaded = itkTemplateBase.__named_template_registry__.get("itk::PyBuffer")
+    for pybuffer in (loaded.__template__.values() if loaded is not None else ()):
+        _copying_reads_keep_gpu_copy(pybuffer)  # PyBuffer loaded before CudaCommon
 
     original = itkTemplate.__add__
 

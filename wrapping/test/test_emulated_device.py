@@ -22,5 +22,5 @@ def test_exports_on_the_emulated_device():
     report = done.stdout[-6000:] + done.stderr[-3000:]
     assert done.returncode == 0, report
     passed = re.search(r"(\d+) passed", done.stdout)
-    assert passed and int(passed.group(1)) == 25, report
+    assert passed and int(passed.group(1)) == 26, report
     assert not re.search(r"\d+ (failed|skipped|error)", done.stdout), report

@@ -215,6 +215,48 @@ def test_cuda_array_interface_is_a_view(cupy):
     np.testing.assert_array_equal(itk.array_from_image(image, ttype=itk.Image[itk.F, 3]), expected + 1)
 
 
+def test_python_reads_keep_the_gpu_copy(cupy):
+    # GetPixel and itk.array_from_image read: as C++ GetPixel() const, they
+    # bring the CPU copy up to date and leave the GPU copy current, so the
+    # next GPU use uploads nothing.
+    image = ramp(size=(6, 5, 4))
+    expected = itk.array_from_image(image, ttype=itk.Image[itk.F, 3])
+    cupy.asarray(image)[...] *= 2  # written on the GPU: the CPU copy is stale
+    manager = image.GetCudaDataManager()
+    assert manager.IsCPUBufferDirty()
+    before = image.GetTransferStatistics()
+    assert image.GetPixel([1, 2, 3]) == expected[3, 2, 1] * 2
+    copied = itk.array_from_image(image)
+    np.testing.assert_array_equal(copied, expected * 2)
+    assert copied.dtype == np.float32 and copied.flags.writeable and copied.base is None
+    np.testing.assert_array_equal(itk.array_from_image(image, keep_axes=True), (expected * 2).transpose())
+    assert not manager.IsGPUBufferDirty() and not manager.IsCPUBufferDirty()
+    cupy.asarray(image)  # the GPU copy is still current: no upload
+    after = image.GetTransferStatistics()
+    assert after["DeviceToHostCount"] == before["DeviceToHostCount"] + 1
+    assert after["HostToDeviceCount"] == before["HostToDeviceCount"]
+    # A view may be written: it still makes the GPU copy stale.
+    itk.array_view_from_image(image)
+    assert manager.IsGPUBufferDirty()
+
+
+def test_array_from_image_of_a_vector_cuda_image_is_itks():
+    image = itk.CudaImage[itk.Vector[itk.F, 3], 2].New()
+    image.SetRegions([4, 2])
+    image.Allocate()
+    image.FillBuffer(itk.Vector[itk.F, 3]([1, 2, 3]))
+    plain = itk.Image[itk.Vector[itk.F, 3], 2].New()
+    plain.SetRegions([4, 2])
+    plain.Allocate()
+    plain.FillBuffer(itk.Vector[itk.F, 3]([1, 2, 3]))
+    for keep_axes in (False, True):
+        ours = itk.array_from_image(image, keep_axes=keep_axes)
+        theirs = itk.array_from_image(plain, keep_axes=keep_axes)
+        assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+        np.testing.assert_array_equal(ours, theirs)
+    assert itk.array_from_image(itk.CudaImage[itk.F, 2].New()) is None
+
+
 def test_vector_image_interface_has_the_components_last(cupy):
     image = itk.CudaImage[itk.Vector[itk.F, 3], 2].New()
     image.SetRegions([4, 2])

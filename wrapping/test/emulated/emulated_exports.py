@@ -69,6 +69,19 @@ def test_a_cpu_write_through_numpy_is_uploaded_at_the_next_export():
     assert img.GetPixel([1, 2, 3]) == 5.0
 
 
+def test_python_reads_keep_the_gpu_copy_current():
+    img = image()
+    img.__cuda_array_interface__  # the consumer may write: the CPU copy is stale
+    manager = img.GetCudaDataManager()
+    assert manager.IsCPUBufferDirty()
+    assert img.GetPixel([1, 2, 3]) == 2.0  # one download
+    np.testing.assert_array_equal(itk.array_from_image(img), np.full((6, 5, 4), 2.0, np.float32))
+    assert not manager.IsGPUBufferDirty() and not manager.IsCPUBufferDirty()
+    img.__cuda_array_interface__  # still current on the device: nothing goes up
+    statistics = img.GetTransferStatistics()
+    assert (statistics["HostToDeviceCount"], statistics["DeviceToHostCount"]) == (1, 1)
+
+
 @pytest.mark.parametrize("pixel", [itk.UC, itk.US, itk.SS, itk.UI, itk.SI, itk.UL, itk.F, itk.D])
 def test_typestr_matches_numpy(pixel):
     img = image(pixel, (3, 2), 1)
