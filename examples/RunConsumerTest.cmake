@@ -76,6 +76,14 @@ file(REMOVE_RECURSE "${INSTALL_PREFIX}" "${CONSUMER_BINARY_DIR}")
 
 run_step("Installing CudaCommon"
   "${CMAKE_COMMAND}" --install "${CudaCommon_BINARY_DIR}" --prefix "${INSTALL_PREFIX}")
+# The object factory's plugin, alone in the directory ITK_AUTOLOAD_PATH names
+# (a shared build installs it).
+file(GLOB_RECURSE autoload_files "${INSTALL_PREFIX}/*/CudaCommon/autoload/*")
+list(LENGTH autoload_files autoload_count)
+if(EXISTS "${CudaCommon_BINARY_DIR}/autoload" AND
+   (NOT autoload_count EQUAL 1 OR NOT autoload_files MATCHES "/libCudaCommonFilterFactoryPlugin\\.so$"))
+  message(FATAL_ERROR "the plugin is not installed alone in <libdir>/CudaCommon/autoload: '${autoload_files}'")
+endif()
 
 set(configure_args
   -S "${CONSUMER_SOURCE_DIR}" -B "${CONSUMER_BINARY_DIR}" -G "${GENERATOR}"

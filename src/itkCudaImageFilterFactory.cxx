@@ -1,0 +1,113 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#include "itkCudaImageFilterFactory.h"
+#include "itkCudaAbsImageFilter.h"
+#include "itkCudaAddImageFilter.h"
+#include "itkCudaImage.h"
+#include "itkCudaProcessGlobal.h"
+#include "itkCudaSquareImageFilter.h"
+#include "itkVersion.h"
+
+#include <mutex>
+#include <string>
+#include <typeinfo>
+
+namespace itk
+{
+namespace
+{
+/** Makes a TCudaFilter for ITK's factory, with the ITK filter's defaults
+ * where the CUDA filter's differ: not in place (ITK's functor filters turn it
+ * off; CudaSquareImageFilter turns it on). */
+template <typename TCudaFilter>
+class CreateCudaFilter : public CreateObjectFunctionBase
+{
+public:
+  using Self = CreateCudaFilter;
+  using Pointer = SmartPointer<Self>;
+  itkFactorylessNewMacro(Self);
+
+  LightObject::Pointer
+  CreateObject() override
+  {
+    typename TCudaFilter::Pointer filter = TCudaFilter::New();
+    filter->InPlaceOff();
+    return filter.GetPointer();
+  }
+};
+
+} // namespace
+
+template <typename TITKFilter, typename TCudaFilter>
+void
+CudaImageFilterFactory::Override()
+{
+  this->RegisterOverride(typeid(TITKFilter).name(), typeid(TCudaFilter).name(), "CUDA filter override", true,
+                         CreateCudaFilter<TCudaFilter>::New());
+}
+
+template <typename TPixel, unsigned int VDimension>
+void
+CudaImageFilterFactory::RegisterOverridesFor()
+{
+  using ImageType = CudaImage<TPixel, VDimension>;
+  this->Override<SquareImageFilter<ImageType, ImageType>, CudaSquareImageFilter<ImageType>>();
+  this->Override<AbsImageFilter<ImageType, ImageType>, CudaAbsImageFilter<ImageType, ImageType>>();
+  this->Override<AddImageFilter<ImageType, ImageType, ImageType>, CudaAddImageFilter<ImageType, ImageType, ImageType>>();
+}
+
+CudaImageFilterFactory::CudaImageFilterFactory()
+{
+  this->RegisterOverridesFor<float, 2>();
+  this->RegisterOverridesFor<float, 3>();
+  this->RegisterOverridesFor<float, 4>();
+  this->RegisterOverridesFor<double, 2>();
+  this->RegisterOverridesFor<double, 3>();
+  this->RegisterOverridesFor<double, 4>();
+}
+
+const char *
+CudaImageFilterFactory::GetITKSourceVersion() const
+{
+  return ITK_SOURCE_VERSION;
+}
+
+const char *
+CudaImageFilterFactory::GetDescription() const
+{
+  return "Makes ITK's filters of CudaImages (Square, Abs, Add) their CUDA counterparts";
+}
+
+void
+CudaImageFilterFactory::RegisterOneFactory()
+{
+  // ITK's factory list is the process's: so is the lock that keeps two
+  // registrations from both finding none (itkCudaProcessGlobal.h).
+  static std::mutex &         mutex = CudaDetail::ProcessGlobalOf<std::mutex>("ImageFilterFactoryRegistration");
+  std::lock_guard<std::mutex> lock(mutex);
+  for (ObjectFactoryBase * factory : ObjectFactoryBase::GetRegisteredFactories())
+  {
+    // By name, as ITK knows factories: the same class in every library.
+    if (std::string(factory->GetNameOfClass()) == "CudaImageFilterFactory")
+    {
+      return;
+    }
+  }
+  ObjectFactoryBase::RegisterFactory(CudaImageFilterFactory::New());
+}
+} // namespace itk
