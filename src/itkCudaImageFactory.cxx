@@ -21,6 +21,7 @@
 #include "itkCudaProcessGlobal.h"
 
 #include <mutex>
+#include <string>
 
 namespace itk
 {
@@ -58,25 +59,40 @@ CudaImageFactory::GetDescription() const
   return "Makes itk::Image<P, D>::New() return itk::CudaImage<P, D>";
 }
 
-bool
-CudaImageFactory::RegisterOneFactory()
+namespace CudaDetail
 {
-  // ITK's factory list is the process's: so is the lock that keeps two
-  // registrations from both finding none (itkCudaProcessGlobal.h).
-  static std::mutex &         mutex = CudaDetail::ProcessGlobalOf<std::mutex>("ImageFactoryRegistration");
+bool
+RegisterFactoryOnce(const char * className, ObjectFactoryBase::Pointer (*make)())
+{
+  static std::mutex &         mutex = ProcessGlobalOf<std::mutex>("FactoryRegistration");
   std::lock_guard<std::mutex> lock(mutex);
   for (ObjectFactoryBase * factory : ObjectFactoryBase::GetRegisteredFactories())
   {
-    if (dynamic_cast<CudaImageFactory *>(factory) != nullptr)
+    // By name, as ITK knows factories: one class in every copy of the library.
+    if (std::string(factory->GetNameOfClass()) == className)
     {
       return true;
     }
   }
-  if (!IsCudaAvailable())
+  ObjectFactoryBase::Pointer made = make();
+  if (made.IsNull())
   {
     return false;
   }
-  ObjectFactoryBase::RegisterFactory(CudaImageFactory::New());
+  ObjectFactoryBase::RegisterFactory(made);
   return true;
+}
+} // namespace CudaDetail
+
+bool
+CudaImageFactory::RegisterOneFactory()
+{
+  return CudaDetail::RegisterFactoryOnce("CudaImageFactory", []() -> ObjectFactoryBase::Pointer {
+    if (!IsCudaAvailable())
+    {
+      return nullptr;
+    }
+    return CudaImageFactory::New().GetPointer();
+  });
 }
 } // namespace itk

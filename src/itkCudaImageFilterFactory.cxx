@@ -23,8 +23,6 @@
 #include "itkCudaSquareImageFilter.h"
 #include "itkVersion.h"
 
-#include <mutex>
-#include <string>
 #include <typeinfo>
 
 namespace itk
@@ -96,18 +94,8 @@ CudaImageFilterFactory::GetDescription() const
 void
 CudaImageFilterFactory::RegisterOneFactory()
 {
-  // ITK's factory list is the process's: so is the lock that keeps two
-  // registrations from both finding none (itkCudaProcessGlobal.h).
-  static std::mutex &         mutex = CudaDetail::ProcessGlobalOf<std::mutex>("ImageFilterFactoryRegistration");
-  std::lock_guard<std::mutex> lock(mutex);
-  for (ObjectFactoryBase * factory : ObjectFactoryBase::GetRegisteredFactories())
-  {
-    // By name, as ITK knows factories: the same class in every library.
-    if (std::string(factory->GetNameOfClass()) == "CudaImageFilterFactory")
-    {
-      return;
-    }
-  }
-  ObjectFactoryBase::RegisterFactory(CudaImageFilterFactory::New());
+  CudaDetail::RegisterFactoryOnce("CudaImageFilterFactory", []() -> ObjectFactoryBase::Pointer {
+    return CudaImageFilterFactory::New().GetPointer();
+  });
 }
 } // namespace itk

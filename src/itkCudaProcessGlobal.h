@@ -40,6 +40,8 @@
  * meet at import time, one module at a time.
  */
 
+#include "itkObjectFactoryBase.h"
+
 #include <cstddef>
 
 namespace itk
@@ -60,6 +62,13 @@ ProcessGlobalOf(const char * name)
 {
   return *static_cast<T *>(ProcessGlobal(name, sizeof(T), []() -> void * { return new T; }));
 }
+
+/** Register the factory `make()` returns (none for nullptr) unless ITK's
+ * list, the process's, holds one of class `className` already; under a
+ * process-wide lock, so that two registrations never both find none.
+ * Returns whether one is registered now. Defined in itkCudaImageFactory.cxx. */
+bool
+RegisterFactoryOnce(const char * className, ObjectFactoryBase::Pointer (*make)());
 } // namespace CudaDetail
 } // namespace itk
 
