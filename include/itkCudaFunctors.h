@@ -125,12 +125,48 @@ struct CudaAbsFunctor
   }
 };
 
+/** The arithmetic of ITK's Add2, Sub2 and Mult functors. */
+enum class CudaArithmetic
+{
+  Add,
+  Subtract,
+  Multiply
+};
+
+/** `first` op `second` in C++'s arithmetic (the usual promotions: integers
+ * narrower than int as int, float with float in float), as ITK's functors
+ * compute it. A signed integer result that overflows wraps around (undefined
+ * behaviour in ITK's functors, which wrap too on the usual hardware): it is
+ * taken in the unsigned type, which is defined. */
+template <CudaArithmetic VOperation, typename TInput1, typename TInput2>
+__host__ __device__ auto
+CudaWrappingArithmetic(TInput1 first, TInput2 second) -> decltype(first + second)
+{
+  using Result = decltype(first + second);
+  if constexpr (std::is_integral<Result>::value && std::is_signed<Result>::value)
+  {
+    using Unsigned = typename std::make_unsigned<Result>::type;
+    const auto a = static_cast<Unsigned>(static_cast<Result>(first));
+    const auto b = static_cast<Unsigned>(static_cast<Result>(second));
+    return static_cast<Result>(static_cast<Unsigned>(CudaWrappingArithmetic<VOperation>(a, b)));
+  }
+  else if constexpr (VOperation == CudaArithmetic::Add)
+  {
+    return first + second;
+  }
+  else if constexpr (VOperation == CudaArithmetic::Subtract)
+  {
+    return first - second;
+  }
+  else
+  {
+    return first * second;
+  }
+}
+
 /** \class CudaAddFunctor
- * \brief ITK's Functor::Add2: the sum of the inputs in C++'s arithmetic
- * (integers narrower than int added as int, float plus float in float),
- * converted to the output type. A sum of `int`s or wider signed integers
- * that overflows wraps around (undefined behaviour in ITK's functor, which
- * wraps too on the usual hardware).
+ * \brief ITK's Functor::Add2: the sum of the inputs in C++'s arithmetic,
+ * converted to the output type (CudaWrappingArithmetic()).
  * \ingroup CudaCommon */
 template <typename TInput1, typename TInput2 = TInput1, typename TOutput = TInput1>
 struct CudaAddFunctor
@@ -138,19 +174,36 @@ struct CudaAddFunctor
   __host__ __device__ TOutput
   operator()(TInput1 first, TInput2 second) const
   {
-    using Sum = decltype(first + second);
-    if constexpr (std::is_integral<Sum>::value && std::is_signed<Sum>::value)
-    {
-      // A signed overflow wraps, as on the CPU in practice, without being
-      // undefined behaviour: the sum taken in the unsigned type.
-      using Unsigned = typename std::make_unsigned<Sum>::type;
-      return static_cast<TOutput>(
-        static_cast<Sum>(static_cast<Unsigned>(static_cast<Sum>(first)) + static_cast<Unsigned>(static_cast<Sum>(second))));
-    }
-    else
-    {
-      return static_cast<TOutput>(first + second);
-    }
+    return static_cast<TOutput>(CudaWrappingArithmetic<CudaArithmetic::Add>(first, second));
+  }
+};
+
+/** \class CudaSubtractFunctor
+ * \brief ITK's Functor::Sub2: the difference of the inputs in C++'s
+ * arithmetic, converted to the output type (CudaWrappingArithmetic()).
+ * \ingroup CudaCommon */
+template <typename TInput1, typename TInput2 = TInput1, typename TOutput = TInput1>
+struct CudaSubtractFunctor
+{
+  __host__ __device__ TOutput
+  operator()(TInput1 first, TInput2 second) const
+  {
+    return static_cast<TOutput>(CudaWrappingArithmetic<CudaArithmetic::Subtract>(first, second));
+  }
+};
+
+/** \class CudaMultiplyFunctor
+ * \brief ITK's Functor::Mult: the product of the inputs in C++'s
+ * arithmetic, converted to the output type (CudaWrappingArithmetic()); one
+ * rounding for floating point, as on the CPU.
+ * \ingroup CudaCommon */
+template <typename TInput1, typename TInput2 = TInput1, typename TOutput = TInput1>
+struct CudaMultiplyFunctor
+{
+  __host__ __device__ TOutput
+  operator()(TInput1 first, TInput2 second) const
+  {
+    return static_cast<TOutput>(CudaWrappingArithmetic<CudaArithmetic::Multiply>(first, second));
   }
 };
 } // namespace itk

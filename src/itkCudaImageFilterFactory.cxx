@@ -18,6 +18,8 @@
 #include "itkCudaImageFilterFactory.h"
 #include "itkCudaAbsImageFilter.h"
 #include "itkCudaAddImageFilter.h"
+#include "itkCudaMultiplyImageFilter.h"
+#include "itkCudaSubtractImageFilter.h"
 #include "itkCudaImage.h"
 #include "itkCudaProcessGlobal.h"
 #include "itkCudaSquareImageFilter.h"
@@ -55,7 +57,10 @@ template <typename TITKFilter, typename TCudaFilter>
 void
 CudaImageFilterFactory::Override()
 {
-  this->RegisterOverride(typeid(TITKFilter).name(), typeid(TCudaFilter).name(), "CUDA filter override", true,
+  this->RegisterOverride(typeid(TITKFilter).name(),
+                         typeid(TCudaFilter).name(),
+                         "CUDA filter override",
+                         true,
                          CreateCudaFilter<TCudaFilter>::New());
 }
 
@@ -66,7 +71,9 @@ CudaImageFilterFactory::RegisterOverridesFor()
   using ImageType = CudaImage<TPixel, VDimension>;
   this->Override<SquareImageFilter<ImageType, ImageType>, CudaSquareImageFilter<ImageType>>();
   this->Override<AbsImageFilter<ImageType, ImageType>, CudaAbsImageFilter<ImageType, ImageType>>();
-  this->Override<AddImageFilter<ImageType, ImageType, ImageType>, CudaAddImageFilter<ImageType, ImageType, ImageType>>();
+  this->Override<AddImageFilter<ImageType, ImageType, ImageType>, CudaAddImageFilter<ImageType>>();
+  this->Override<SubtractImageFilter<ImageType, ImageType, ImageType>, CudaSubtractImageFilter<ImageType>>();
+  this->Override<MultiplyImageFilter<ImageType, ImageType, ImageType>, CudaMultiplyImageFilter<ImageType>>();
 }
 
 CudaImageFilterFactory::CudaImageFilterFactory()
@@ -88,7 +95,7 @@ CudaImageFilterFactory::GetITKSourceVersion() const
 const char *
 CudaImageFilterFactory::GetDescription() const
 {
-  return "Makes ITK's filters of CudaImages (Square, Abs, Add) their CUDA counterparts";
+  return "Makes ITK's filters of CudaImages (Square, Abs, Add, Subtract, Multiply) their CUDA counterparts";
 }
 
 void

@@ -23,7 +23,7 @@
 extern "C"
 {
   ITK_ABI_EXPORT itk::ObjectFactoryBase *
-  itkLoad();
+                 itkLoad();
 }
 
 namespace

@@ -17,11 +17,15 @@
  *=========================================================================*/
 #include "itkAbsImageFilter.h"
 #include "itkAddImageFilter.h"
+#include "itkMultiplyImageFilter.h"
 #include "itkSquareImageFilter.h"
+#include "itkSubtractImageFilter.h"
 #include "itkCommand.h"
 #include "itkCudaAbsImageFilter.h"
 #include "itkCudaAddImageFilter.h"
+#include "itkCudaMultiplyImageFilter.h"
 #include "itkCudaSquareImageFilter.h"
+#include "itkCudaSubtractImageFilter.h"
 #include "itkCudaTestFunctors.h"
 #include "itkCudaTestUtilities.h"
 #include "itkImageRegionIterator.h"
@@ -159,6 +163,49 @@ ReferenceAdd(const std::vector<T> & first, const std::vector<T> & second)
   return HostPixels(filter->GetOutput());
 }
 
+/** Whether ITK's product of `v` and `w` (in the promoted type, int for the
+ * narrow integers) is defined: no signed overflow. Where it is not, ours
+ * wraps around (CudaWrappingArithmetic), as ITK's does on the usual
+ * hardware, and the test does not compare. */
+template <typename T>
+bool
+ProductIsDefined(T v, T w)
+{
+  using Product = decltype(v * w);
+  if constexpr (std::is_integral<Product>::value && std::is_signed<Product>::value)
+  {
+    const double product = static_cast<double>(v) * static_cast<double>(w);
+    return product <= static_cast<double>(std::numeric_limits<Product>::max()) &&
+           product >= static_cast<double>(std::numeric_limits<Product>::lowest());
+  }
+  return true;
+}
+
+/** Equal bit for bit, or both NaN: a NaN the arithmetic makes (inf - inf,
+ * 0 * inf) has the sign bit set on x86 and clear on the GPU. */
+template <typename T>
+::testing::AssertionResult
+SameValues(const std::vector<T> & got, const std::vector<T> & expected)
+{
+  if constexpr (std::is_floating_point<T>::value)
+  {
+    if (got.size() == expected.size())
+    {
+      std::vector<T> a = got;
+      std::vector<T> b = expected;
+      for (size_t i = 0; i < a.size(); ++i)
+      {
+        if (std::isnan(a[i]) && std::isnan(b[i]))
+        {
+          a[i] = b[i];
+        }
+      }
+      return SameBits(a, b);
+    }
+  }
+  return SameBits(got, expected);
+}
+
 template <typename T>
 class CudaFunctorFilterTypedTest : public ::testing::Test
 {};
@@ -201,14 +248,21 @@ TYPED_TEST(CudaFunctorFilterTypedTest, DeviceFunctorsComputeWhatITKsFunctorsComp
   const itk::CudaSquareFunctor<T, T>        cudaSquare;
   const itk::Functor::Add2<T, T, T>         itkAdd;
   const itk::CudaAddFunctor<T, T, T>        cudaAdd;
+  const itk::Functor::Sub2<T, T, T>         itkSubtract;
+  const itk::CudaSubtractFunctor<T, T, T>   cudaSubtract;
   std::vector<T>                            got;
   std::vector<T>                            expected;
   for (size_t i = 0; i < values.size(); ++i)
   {
     const T v = values[i];
     const T w = values[(i * 7919 + 13) % values.size()];
-    got.insert(got.end(), { cudaAbs(v), cudaAdd(v, w) });
-    expected.insert(expected.end(), { itkAbs(v), itkAdd(v, w) });
+    got.insert(got.end(), { cudaAbs(v), cudaAdd(v, w), cudaSubtract(v, w) });
+    expected.insert(expected.end(), { itkAbs(v), itkAdd(v, w), itkSubtract(v, w) });
+    if (ProductIsDefined(v, w))
+    {
+      got.push_back(itk::CudaMultiplyFunctor<T, T, T>{}(v, w));
+      expected.push_back(itk::Functor::Mult<T, T, T>{}(v, w));
+    }
     // An integer square beyond the pixel type is undefined behaviour in
     // ITK's conversion from double (x86 gives the low bits below 2^31, 0
     // above); the kernels keep the low bits. Compared where it is defined.
@@ -219,7 +273,7 @@ TYPED_TEST(CudaFunctorFilterTypedTest, DeviceFunctorsComputeWhatITKsFunctorsComp
       expected.push_back(itkSquare(v));
     }
   }
-  EXPECT_TRUE(SameBits(got, expected)) << "pixels are (abs, add[, square]) of each value in turn";
+  EXPECT_TRUE(SameBits(got, expected)) << "pixels are (abs, add, subtract[, multiply][, square]) of each value in turn";
 }
 
 // Where ITK's functors are undefined, ours are defined, and give what ITK's
@@ -265,28 +319,48 @@ TYPED_TEST(CudaFunctorFilterTypedTest, AbsMatchesITKThroughTheCPUParent)
   ExpectAbsLikeITK<TypeParam>(false);
 }
 
+/** `TCudaFilter` (over CudaImages) against `TITKFilter` (over itk::Images),
+ * on images and with a constant on either side. */
+template <typename T, typename TCudaFilter, typename TITKFilter>
+void
+ExpectBinaryLikeITK(bool gpu, std::vector<T> first, std::vector<T> second)
+{
+  const size_t count = first.size();
+  const auto   reference = [](const std::vector<T> & a, const std::vector<T> & b) {
+    auto filter = TITKFilter::New();
+    filter->SetInput1(MakeImage<ImageOf<T>>(a));
+    filter->SetInput2(MakeImage<ImageOf<T>>(b));
+    filter->Update();
+    return HostPixels(filter->GetOutput());
+  };
+  auto filter = TCudaFilter::New();
+  filter->SetGPUEnabled(gpu);
+  filter->SetInput1(MakeImage<CudaImageOf<T>>(first));
+  filter->SetInput2(MakeImage<CudaImageOf<T>>(second));
+  filter->Update();
+  if (gpu)
+  {
+    EXPECT_TRUE(filter->GetOutput()->GetCudaDataManager()->IsCPUBufferDirty()) << "computed on the GPU";
+  }
+  EXPECT_TRUE(SameValues(HostPixels(filter->GetOutput()), reference(first, second)));
+  const T constant = first[count / 2];
+  filter->SetConstant2(constant);
+  filter->Update();
+  EXPECT_TRUE(SameValues(HostPixels(filter->GetOutput()), reference(first, std::vector<T>(count, constant))));
+  filter->SetConstant1(constant);
+  filter->SetInput2(MakeImage<CudaImageOf<T>>(second));
+  filter->Update();
+  EXPECT_TRUE(SameValues(HostPixels(filter->GetOutput()), reference(std::vector<T>(count, constant), second)));
+}
+
 template <typename T>
 void
 ExpectAddLikeITK(bool gpu)
 {
   const size_t count = OddSize()[0] * OddSize()[1] * OddSize()[2];
-  const auto   first = MakePixels<T>(count, 11);
-  const auto   second = MakePixels<T>(count, 12);
-  auto         filter = itk::CudaAddImageFilter<CudaImageOf<T>>::New();
-  filter->SetGPUEnabled(gpu);
-  filter->SetInput1(MakeImage<CudaImageOf<T>>(first));
-  filter->SetInput2(MakeImage<CudaImageOf<T>>(second));
-  filter->Update();
-  EXPECT_TRUE(SameBits(HostPixels(filter->GetOutput()), ReferenceAdd(first, second)));
-  // With a constant on either side.
-  const T constant = first[count / 2];
-  filter->SetConstant2(constant);
-  filter->Update();
-  EXPECT_TRUE(SameBits(HostPixels(filter->GetOutput()), ReferenceAdd(first, std::vector<T>(count, constant))));
-  filter->SetConstant1(constant);
-  filter->SetInput2(MakeImage<CudaImageOf<T>>(second));
-  filter->Update();
-  EXPECT_TRUE(SameBits(HostPixels(filter->GetOutput()), ReferenceAdd(std::vector<T>(count, constant), second)));
+  ExpectBinaryLikeITK<T, itk::CudaAddImageFilter<CudaImageOf<T>>,
+                      itk::AddImageFilter<ImageOf<T>, ImageOf<T>, ImageOf<T>>>(
+    gpu, MakePixels<T>(count, 11), MakePixels<T>(count, 12));
 }
 
 TYPED_TEST(CudaFunctorFilterTypedTest, AddMatchesITKOnTheGPU)
@@ -298,6 +372,65 @@ TYPED_TEST(CudaFunctorFilterTypedTest, AddMatchesITKOnTheGPU)
 TYPED_TEST(CudaFunctorFilterTypedTest, AddMatchesITKThroughTheCPUParent)
 {
   ExpectAddLikeITK<TypeParam>(false);
+}
+
+template <typename T>
+void
+ExpectSubtractLikeITK(bool gpu)
+{
+  const size_t count = OddSize()[0] * OddSize()[1] * OddSize()[2];
+  ExpectBinaryLikeITK<T, itk::CudaSubtractImageFilter<CudaImageOf<T>>,
+                      itk::SubtractImageFilter<ImageOf<T>, ImageOf<T>, ImageOf<T>>>(
+    gpu, MakePixels<T>(count, 31), MakePixels<T>(count, 32));
+}
+
+/** Factors whose products ITK computes without a signed overflow (for int
+ * and the narrow integers promoted to int). */
+template <typename T>
+std::vector<T>
+MakeFactors(size_t count, unsigned int seed)
+{
+  std::vector<T> pixels = MakePixels<T>(count, seed);
+  if constexpr (std::is_integral<T>::value)
+  {
+    for (auto & pixel : pixels)
+    {
+      pixel = static_cast<T>(static_cast<long long>(pixel) % 46341); // 46340^2 < 2^31 - 1 < 46341^2
+    }
+  }
+  return pixels;
+}
+
+template <typename T>
+void
+ExpectMultiplyLikeITK(bool gpu)
+{
+  const size_t count = OddSize()[0] * OddSize()[1] * OddSize()[2];
+  ExpectBinaryLikeITK<T, itk::CudaMultiplyImageFilter<CudaImageOf<T>>,
+                      itk::MultiplyImageFilter<ImageOf<T>, ImageOf<T>, ImageOf<T>>>(
+    gpu, MakeFactors<T>(count, 41), MakeFactors<T>(count, 42));
+}
+
+TYPED_TEST(CudaFunctorFilterTypedTest, SubtractMatchesITKOnTheGPU)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  ExpectSubtractLikeITK<TypeParam>(true);
+}
+
+TYPED_TEST(CudaFunctorFilterTypedTest, SubtractMatchesITKThroughTheCPUParent)
+{
+  ExpectSubtractLikeITK<TypeParam>(false);
+}
+
+TYPED_TEST(CudaFunctorFilterTypedTest, MultiplyMatchesITKOnTheGPU)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  ExpectMultiplyLikeITK<TypeParam>(true);
+}
+
+TYPED_TEST(CudaFunctorFilterTypedTest, MultiplyMatchesITKThroughTheCPUParent)
+{
+  ExpectMultiplyLikeITK<TypeParam>(false);
 }
 
 TEST(CudaAddImageFilter, RunsInPlaceOnTheFirstInputsBuffers)

@@ -18,6 +18,8 @@
 #include "itkCudaAbsImageFilter.h"
 #include "itkCudaAddImageFilter.h"
 #include "itkCudaImageFilterFactory.h"
+#include "itkCudaMultiplyImageFilter.h"
+#include "itkCudaSubtractImageFilter.h"
 #include "itkCudaSquareImageFilter.h"
 #include "itkCudaTestUtilities.h"
 
@@ -75,6 +77,10 @@ TEST_F(CudaImageFilterFactoryTest, ITKsFiltersOfCudaImagesAreTheCUDAOnes)
   auto square = itk::SquareImageFilter<ImageF3, ImageF3>::New();
   ASSERT_NE(dynamic_cast<itk::CudaSquareImageFilter<ImageF3> *>(square.GetPointer()), nullptr);
   EXPECT_FALSE(square->GetInPlace()); // ITK's default, not CudaSquareImageFilter's
+  auto subtract = itk::SubtractImageFilter<ImageD2, ImageD2, ImageD2>::New();
+  EXPECT_NE(dynamic_cast<itk::CudaSubtractImageFilter<ImageD2> *>(subtract.GetPointer()), nullptr);
+  auto multiply = itk::MultiplyImageFilter<ImageF3, ImageF3, ImageF3>::New();
+  EXPECT_NE(dynamic_cast<itk::CudaMultiplyImageFilter<ImageF3> *>(multiply.GetPointer()), nullptr);
   auto absolute = itk::AbsImageFilter<ImageD2, ImageD2>::New();
   EXPECT_NE(dynamic_cast<itk::CudaAbsImageFilter<ImageD2> *>(absolute.GetPointer()), nullptr);
   EXPECT_NE((dynamic_cast<itk::CudaSquareImageFilter<itk::CudaImage<double, 4>> *>(
