@@ -1,6 +1,6 @@
 # Copyright CudaCommon contributors. Licensed under the Apache License, Version 2.0.
-"""CudaAbsImageFilter and CudaAddImageFilter from Python, against ITK's
-AbsImageFilter and AddImageFilter from the wheel (on the GPU with a device,
+"""CudaAbsImageFilter, CudaAddImageFilter, CudaSubtractImageFilter and
+CudaMultiplyImageFilter from Python, against ITK's filters from the wheel (on the GPU with a device,
 through the CPU parent with GPUEnabled off: the same pixels either way), and
 the progress events every CUDA filter fires."""
 
@@ -66,6 +66,32 @@ def test_add_every_type(code, gpu_enabled):
     add.SetInput2(second)
     add.Update()
     np.testing.assert_array_equal(np.asarray(add.GetOutput()), (a.dtype.type(constant) + b).astype(a.dtype))
+
+
+@pytest.mark.parametrize("operation", ["subtract", "multiply"])
+@pytest.mark.parametrize("code", list(SCALARS))
+@pytest.mark.parametrize("gpu_enabled", [True, False])
+def test_subtract_and_multiply_every_type(operation, code, gpu_enabled):
+    if gpu_enabled and not icc.IsCudaAvailable():
+        pytest.skip(f"no CUDA device: {icc.CudaUnavailableReason()}")
+    first, a = random_image(code, 3, seed=12)
+    second, b = random_image(code, 3, seed=13)
+    compute = np.subtract if operation == "subtract" else np.multiply
+    cls = itk.CudaSubtractImageFilter if operation == "subtract" else itk.CudaMultiplyImageFilter
+    filter_ = cls[type(first)].New(first, second, GPUEnabled=gpu_enabled)
+    filter_.Update()
+    with np.errstate(over="ignore", invalid="ignore"):
+        expected = compute(a, b).astype(a.dtype)  # NumPy wraps integers as C++ does
+        np.testing.assert_array_equal(np.asarray(filter_.GetOutput()), expected)
+        reference = itk_reference(f"{operation}_image_filter", a, b)
+        if reference is not None:
+            np.testing.assert_array_equal(np.asarray(filter_.GetOutput()), reference)
+        constant = a.flat[7].item()
+        filter_.SetConstant2(constant)
+        filter_.Update()
+        np.testing.assert_array_equal(np.asarray(filter_.GetOutput()),
+                                      compute(a, a.dtype.type(constant)).astype(a.dtype))
+    assert getattr(itk, f"cuda_{operation}_image_filter") is getattr(itk.CudaCommon, f"cuda_{operation}_image_filter")
 
 
 def test_functional_forms_chain_on_the_device(gpu):
