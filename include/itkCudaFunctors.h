@@ -206,6 +206,35 @@ struct CudaMultiplyFunctor
     return static_cast<TOutput>(CudaWrappingArithmetic<CudaArithmetic::Multiply>(first, second));
   }
 };
+/** \class CudaMaximumFunctor
+ * \brief ITK's Functor::Maximum: the first input where it is greater than the
+ * second, else the second (so a NaN second input wins, a NaN first loses),
+ * converted to the output type.
+ * \ingroup CudaCommon */
+template <typename TInput1, typename TInput2 = TInput1, typename TOutput = TInput1>
+struct CudaMaximumFunctor
+{
+  __host__ __device__ TOutput
+  operator()(TInput1 first, TInput2 second) const
+  {
+    return first > second ? static_cast<TOutput>(first) : static_cast<TOutput>(second);
+  }
+};
+
+/** \class CudaMinimumFunctor
+ * \brief ITK's Functor::Minimum: the first input where it is less than the
+ * second, else the second, converted to the output type (as ITK's, the
+ * choice is made in the inputs' common type).
+ * \ingroup CudaCommon */
+template <typename TInput1, typename TInput2 = TInput1, typename TOutput = TInput1>
+struct CudaMinimumFunctor
+{
+  __host__ __device__ TOutput
+  operator()(TInput1 first, TInput2 second) const
+  {
+    return static_cast<TOutput>(first < second ? first : second);
+  }
+};
 } // namespace itk
 
 #endif

@@ -31,8 +31,8 @@ namespace itk
  * pipelines) keeps its images on the GPU without a change.
  *
  * Covered: SquareImageFilter, AbsImageFilter, AddImageFilter,
- * SubtractImageFilter and MultiplyImageFilter (all inputs and the output one
- * type), of CudaImage<float, D> and CudaImage<double, D> for D in {2, 3, 4}. Any other type or filter keeps ITK's. Each CUDA filter
+ * SubtractImageFilter, MultiplyImageFilter, MaximumImageFilter and
+ * MinimumImageFilter (all inputs and the output one type), of CudaImage<float, D> and CudaImage<double, D> for D in {2, 3, 4}. Any other type or filter keeps ITK's. Each CUDA filter
  * is a subclass of the ITK filter it stands for: ITK's parameters are its
  * parameters, and without a CUDA device (or with GPUEnabled off) it runs
  * ITK's code. It is made with ITK's defaults where they differ from the

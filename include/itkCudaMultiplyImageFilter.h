@@ -33,7 +33,7 @@ namespace itk
  * Inputs and output are CudaImages of one dimension and one scalar pixel
  * type among unsigned char, signed char, short, unsigned short, int,
  * unsigned int, unsigned long, float and double
- * (src/itkCudaSubtractMultiplyImage.cu). Not in place by default, as
+ * (src/itkCudaBinaryArithmeticImage.cu). Not in place by default, as
  * MultiplyImageFilter; InPlaceOn() reuses the first input's buffers.
  * \ingroup CudaCommon
  */

@@ -33,7 +33,7 @@ namespace itk
  * Inputs and output are CudaImages of one dimension and one pixel type among
  * unsigned char, signed char, short, unsigned short, int, unsigned int,
  * unsigned long, float and double, and itk::Vector or itk::CovariantVector
- * of 2 to 4 floats (src/itkCudaSubtractMultiplyImage.cu). Not in place by
+ * of 2 to 4 floats (src/itkCudaBinaryArithmeticImage.cu). Not in place by
  * default, as SubtractImageFilter; InPlaceOn() reuses the first input's
  * buffers.
  * \ingroup CudaCommon

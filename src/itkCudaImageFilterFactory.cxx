@@ -18,6 +18,8 @@
 #include "itkCudaImageFilterFactory.h"
 #include "itkCudaAbsImageFilter.h"
 #include "itkCudaAddImageFilter.h"
+#include "itkCudaMaximumImageFilter.h"
+#include "itkCudaMinimumImageFilter.h"
 #include "itkCudaMultiplyImageFilter.h"
 #include "itkCudaSubtractImageFilter.h"
 #include "itkCudaImage.h"
@@ -74,6 +76,8 @@ CudaImageFilterFactory::RegisterOverridesFor()
   this->Override<AddImageFilter<ImageType, ImageType, ImageType>, CudaAddImageFilter<ImageType>>();
   this->Override<SubtractImageFilter<ImageType, ImageType, ImageType>, CudaSubtractImageFilter<ImageType>>();
   this->Override<MultiplyImageFilter<ImageType, ImageType, ImageType>, CudaMultiplyImageFilter<ImageType>>();
+  this->Override<MaximumImageFilter<ImageType, ImageType, ImageType>, CudaMaximumImageFilter<ImageType>>();
+  this->Override<MinimumImageFilter<ImageType, ImageType, ImageType>, CudaMinimumImageFilter<ImageType>>();
 }
 
 CudaImageFilterFactory::CudaImageFilterFactory()
@@ -95,7 +99,7 @@ CudaImageFilterFactory::GetITKSourceVersion() const
 const char *
 CudaImageFilterFactory::GetDescription() const
 {
-  return "Makes ITK's filters of CudaImages (Square, Abs, Add, Subtract, Multiply) their CUDA counterparts";
+  return "Makes ITK's filters of CudaImages (Square, Abs, Add, Subtract, Multiply, Maximum, Minimum) their CUDA counterparts";
 }
 
 void

@@ -17,12 +17,16 @@
  *=========================================================================*/
 #include "itkAbsImageFilter.h"
 #include "itkAddImageFilter.h"
+#include "itkMaximumImageFilter.h"
+#include "itkMinimumImageFilter.h"
 #include "itkMultiplyImageFilter.h"
 #include "itkSquareImageFilter.h"
 #include "itkSubtractImageFilter.h"
 #include "itkCommand.h"
 #include "itkCudaAbsImageFilter.h"
 #include "itkCudaAddImageFilter.h"
+#include "itkCudaMaximumImageFilter.h"
+#include "itkCudaMinimumImageFilter.h"
 #include "itkCudaMultiplyImageFilter.h"
 #include "itkCudaSquareImageFilter.h"
 #include "itkCudaSubtractImageFilter.h"
@@ -256,8 +260,12 @@ TYPED_TEST(CudaFunctorFilterTypedTest, DeviceFunctorsComputeWhatITKsFunctorsComp
   {
     const T v = values[i];
     const T w = values[(i * 7919 + 13) % values.size()];
-    got.insert(got.end(), { cudaAbs(v), cudaAdd(v, w), cudaSubtract(v, w) });
-    expected.insert(expected.end(), { itkAbs(v), itkAdd(v, w), itkSubtract(v, w) });
+    got.insert(got.end(),
+               { cudaAbs(v), cudaAdd(v, w), cudaSubtract(v, w), itk::CudaMaximumFunctor<T>{}(v, w),
+                 itk::CudaMinimumFunctor<T>{}(v, w) });
+    expected.insert(expected.end(),
+                    { itkAbs(v), itkAdd(v, w), itkSubtract(v, w), itk::Functor::Maximum<T, T, T>{}(v, w),
+                      itk::Functor::Minimum<T, T, T>{}(v, w) });
     if (ProductIsDefined(v, w))
     {
       got.push_back(itk::CudaMultiplyFunctor<T, T, T>{}(v, w));
@@ -273,7 +281,7 @@ TYPED_TEST(CudaFunctorFilterTypedTest, DeviceFunctorsComputeWhatITKsFunctorsComp
       expected.push_back(itkSquare(v));
     }
   }
-  EXPECT_TRUE(SameBits(got, expected)) << "pixels are (abs, add, subtract[, multiply][, square]) of each value in turn";
+  EXPECT_TRUE(SameBits(got, expected)) << "pixels are (abs, add, subtract, maximum, minimum[, multiply][, square]) of each value in turn";
 }
 
 // Where ITK's functors are undefined, ours are defined, and give what ITK's
@@ -409,6 +417,38 @@ ExpectMultiplyLikeITK(bool gpu)
   ExpectBinaryLikeITK<T, itk::CudaMultiplyImageFilter<CudaImageOf<T>>,
                       itk::MultiplyImageFilter<ImageOf<T>, ImageOf<T>, ImageOf<T>>>(
     gpu, MakeFactors<T>(count, 41), MakeFactors<T>(count, 42));
+}
+
+template <typename T>
+void
+ExpectMaximumAndMinimumLikeITK(bool gpu)
+{
+  const size_t count = OddSize()[0] * OddSize()[1] * OddSize()[2];
+  std::vector<T> first = MakePixels<T>(count, 51);
+  std::vector<T> second = MakePixels<T>(count, 52);
+  if constexpr (std::is_floating_point<T>::value)
+  {
+    first[6] = std::numeric_limits<T>::quiet_NaN(); // a NaN on either side: ITK's choice
+    second[7] = std::numeric_limits<T>::quiet_NaN();
+    second[8] = first[8]; // equal pixels, and -0 against +0
+    first[9] = T(0);
+    second[9] = static_cast<T>(-0.0);
+  }
+  ExpectBinaryLikeITK<T, itk::CudaMaximumImageFilter<CudaImageOf<T>>,
+                      itk::MaximumImageFilter<ImageOf<T>, ImageOf<T>, ImageOf<T>>>(gpu, first, second);
+  ExpectBinaryLikeITK<T, itk::CudaMinimumImageFilter<CudaImageOf<T>>,
+                      itk::MinimumImageFilter<ImageOf<T>, ImageOf<T>, ImageOf<T>>>(gpu, first, second);
+}
+
+TYPED_TEST(CudaFunctorFilterTypedTest, MaximumAndMinimumMatchITKOnTheGPU)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  ExpectMaximumAndMinimumLikeITK<TypeParam>(true);
+}
+
+TYPED_TEST(CudaFunctorFilterTypedTest, MaximumAndMinimumMatchITKThroughTheCPUParent)
+{
+  ExpectMaximumAndMinimumLikeITK<TypeParam>(false);
 }
 
 TYPED_TEST(CudaFunctorFilterTypedTest, SubtractMatchesITKOnTheGPU)

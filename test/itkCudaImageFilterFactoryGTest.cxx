@@ -18,6 +18,8 @@
 #include "itkCudaAbsImageFilter.h"
 #include "itkCudaAddImageFilter.h"
 #include "itkCudaImageFilterFactory.h"
+#include "itkCudaMaximumImageFilter.h"
+#include "itkCudaMinimumImageFilter.h"
 #include "itkCudaMultiplyImageFilter.h"
 #include "itkCudaSubtractImageFilter.h"
 #include "itkCudaSquareImageFilter.h"
@@ -81,6 +83,10 @@ TEST_F(CudaImageFilterFactoryTest, ITKsFiltersOfCudaImagesAreTheCUDAOnes)
   EXPECT_NE(dynamic_cast<itk::CudaSubtractImageFilter<ImageD2> *>(subtract.GetPointer()), nullptr);
   auto multiply = itk::MultiplyImageFilter<ImageF3, ImageF3, ImageF3>::New();
   EXPECT_NE(dynamic_cast<itk::CudaMultiplyImageFilter<ImageF3> *>(multiply.GetPointer()), nullptr);
+  auto maximum = itk::MaximumImageFilter<ImageF3, ImageF3, ImageF3>::New();
+  EXPECT_NE(dynamic_cast<itk::CudaMaximumImageFilter<ImageF3> *>(maximum.GetPointer()), nullptr);
+  auto minimum = itk::MinimumImageFilter<ImageD2, ImageD2, ImageD2>::New();
+  EXPECT_NE(dynamic_cast<itk::CudaMinimumImageFilter<ImageD2> *>(minimum.GetPointer()), nullptr);
   auto absolute = itk::AbsImageFilter<ImageD2, ImageD2>::New();
   EXPECT_NE(dynamic_cast<itk::CudaAbsImageFilter<ImageD2> *>(absolute.GetPointer()), nullptr);
   EXPECT_NE((dynamic_cast<itk::CudaSquareImageFilter<itk::CudaImage<double, 4>> *>(

@@ -1,6 +1,7 @@
 # Copyright CudaCommon contributors. Licensed under the Apache License, Version 2.0.
-"""CudaAbsImageFilter, CudaAddImageFilter, CudaSubtractImageFilter and
-CudaMultiplyImageFilter from Python, against ITK's filters from the wheel (on the GPU with a device,
+"""CudaAbsImageFilter, CudaAddImageFilter, CudaSubtractImageFilter,
+CudaMultiplyImageFilter, CudaMaximumImageFilter and CudaMinimumImageFilter
+from Python, against ITK's filters from the wheel (on the GPU with a device,
 through the CPU parent with GPUEnabled off: the same pixels either way), and
 the progress events every CUDA filter fires."""
 
@@ -68,17 +69,22 @@ def test_add_every_type(code, gpu_enabled):
     np.testing.assert_array_equal(np.asarray(add.GetOutput()), (a.dtype.type(constant) + b).astype(a.dtype))
 
 
-@pytest.mark.parametrize("operation", ["subtract", "multiply"])
+_BINARY = {"subtract": (np.subtract, "CudaSubtractImageFilter"),
+           "multiply": (np.multiply, "CudaMultiplyImageFilter"),
+           "maximum": (np.maximum, "CudaMaximumImageFilter"),
+           "minimum": (np.minimum, "CudaMinimumImageFilter")}
+
+
+@pytest.mark.parametrize("operation", list(_BINARY))
 @pytest.mark.parametrize("code", list(SCALARS))
 @pytest.mark.parametrize("gpu_enabled", [True, False])
-def test_subtract_and_multiply_every_type(operation, code, gpu_enabled):
+def test_binary_filters_every_type(operation, code, gpu_enabled):
     if gpu_enabled and not icc.IsCudaAvailable():
         pytest.skip(f"no CUDA device: {icc.CudaUnavailableReason()}")
     first, a = random_image(code, 3, seed=12)
     second, b = random_image(code, 3, seed=13)
-    compute = np.subtract if operation == "subtract" else np.multiply
-    cls = itk.CudaSubtractImageFilter if operation == "subtract" else itk.CudaMultiplyImageFilter
-    filter_ = cls[type(first)].New(first, second, GPUEnabled=gpu_enabled)
+    compute, name = _BINARY[operation]
+    filter_ = getattr(itk, name)[type(first)].New(first, second, GPUEnabled=gpu_enabled)
     filter_.Update()
     with np.errstate(over="ignore", invalid="ignore"):
         expected = compute(a, b).astype(a.dtype)  # NumPy wraps integers as C++ does

@@ -20,9 +20,10 @@
 #include "itkCudaFunctors.h"
 #include "itkCudaVectorPixel.h"
 
-// The kernels of CudaSubtractImageFilter and CudaMultiplyImageFilter for
-// their pixel types (two images, or one and a constant): Add's scalars, and
-// for the difference Add's vectors too (displacement fields).
+// The kernels of CudaSubtractImageFilter, CudaMultiplyImageFilter,
+// CudaMaximumImageFilter and CudaMinimumImageFilter for their pixel types
+// (two images, or one and a constant): Add's scalars, and for the difference
+// Add's vectors too (displacement fields).
 #define ITK_CUDA_ARITHMETIC_INSTANTIATE(FUNCTOR, T)                                                                \
   using FUNCTOR##_##T = itk::FUNCTOR<T, T, T>;                                                                     \
   ITK_CUDA_INSTANTIATE_BINARY_FUNCTOR(FUNCTOR##_##T, T, T, T)
@@ -50,3 +51,5 @@ ITK_CUDA_ARITHMETIC_INSTANTIATE(CudaSubtractFunctor, VectorFloat2);
 ITK_CUDA_ARITHMETIC_INSTANTIATE(CudaSubtractFunctor, VectorFloat3);
 ITK_CUDA_ARITHMETIC_INSTANTIATE(CudaSubtractFunctor, VectorFloat4);
 ITK_CUDA_SCALAR_ARITHMETIC_INSTANTIATE(CudaMultiplyFunctor);
+ITK_CUDA_SCALAR_ARITHMETIC_INSTANTIATE(CudaMaximumFunctor);
+ITK_CUDA_SCALAR_ARITHMETIC_INSTANTIATE(CudaMinimumFunctor);
