@@ -101,10 +101,7 @@ struct CudaDeviceSplitter::Resources
     if (remote.Streams[0] == nullptr)
     {
       const std::vector<cudaStream_t> pooled = CudaDetail::PooledStreams(device, NumberOfLanes);
-      for (unsigned int lane = 0; lane < NumberOfLanes; ++lane)
-      {
-        remote.Streams[lane] = pooled[lane % pooled.size()]; // fewer streams than lanes: lanes share them
-      }
+      std::copy(pooled.begin(), pooled.end(), remote.Streams);
     }
     for (unsigned int lane = 0; lane < NumberOfLanes; ++lane)
     {

@@ -367,9 +367,9 @@ PooledStreams(int device, unsigned int count)
   DeviceStreams * pool = nullptr;
   CUDA_CHECK(ReadyStreamsOf(device, &pool));
   std::vector<cudaStream_t> streams;
-  for (unsigned int i = 0; i < count && i < pool->Streams.size(); ++i)
+  for (unsigned int i = 0; i < count; ++i)
   {
-    streams.push_back(pool->Streams[i].Get());
+    streams.push_back(pool->Streams[i % pool->Streams.size()].Get());
   }
   return streams;
 }

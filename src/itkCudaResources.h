@@ -203,10 +203,11 @@ private:
 cudaError_t
 AcquirePooledStream(int device, cudaStream_t * stream) noexcept;
 
-/** The first `count` streams of `device`'s pool (fewer when the pool holds
- * fewer: ITK_CUDA_STREAMS_PER_DEVICE), always the same ones: for work spread
- * over several streams at once (the chunks of a streamed transform, the
- * lanes of a device split). They may also carry images' work, which only
+/** `count` streams of `device`'s pool, its first ones, always the same:
+ * distinct while the pool holds that many (ITK_CUDA_STREAMS_PER_DEVICE),
+ * else the pool's streams again in turn. For work spread over several
+ * streams at once (the chunks of a streamed transform, the lanes of a
+ * device split). They may also carry images' work, which only
  * orders that work after theirs. \throws itk::ExceptionObject. */
 std::vector<cudaStream_t>
 PooledStreams(int device, unsigned int count);

@@ -68,13 +68,7 @@ CudaStreamedTransform(const std::vector<CudaStreamedInput> & inputs,
   const size_t     chunk = std::max(unit, settings.ChunkBytes / widest / unit * unit);
   const size_t     chunks = (pixels + chunk - 1) / chunk;
   const unsigned int used = static_cast<unsigned int>(std::min<size_t>(count, chunks));
-  // The first streams of the device's pool: distinct, unless
-  // ITK_CUDA_STREAMS_PER_DEVICE is below `used` (then in turn).
-  std::vector<cudaStream_t> streams = CudaDetail::PooledStreams(current, used);
-  for (size_t pooled = streams.size(); streams.size() < used;)
-  {
-    streams.push_back(streams[streams.size() % pooled]);
-  }
+  const std::vector<cudaStream_t> streams = CudaDetail::PooledStreams(current, used);
 
   // Where each input's chunks land: the first as wide as the output in the
   // output's buffer, the others in a scratch buffer per stream.
