@@ -18,10 +18,9 @@
 #ifndef itkCudaBinaryFunctorImageFilter_h
 #define itkCudaBinaryFunctorImageFilter_h
 
+#include "itkCudaElementwiseImageFilter.h"
 #include "itkCudaFunctorLaunch.h"
-#include "itkCudaInPlaceImageFilter.h"
 #include "itkCudaPixelTraits.h"
-#include "itkCudaStreamedTransform.h"
 
 namespace itk
 {
@@ -40,14 +39,14 @@ namespace itk
  * types with ITK_CUDA_INSTANTIATE_BINARY_FUNCTOR (itkCudaFunctorKernels.cuh),
  * which covers the constant inputs too.
  *
- * The output is made on its device (the first image input's, or
- * SetDevice()); an image input on another device is moved there. An input
- * whose buffered region is larger than the output's (a streamed piece) is
- * copied to a compact scratch buffer first. Runs in place as the parent
- * says: the output then takes the first input's buffers. Image inputs
- * current only on the host, in pinned memory, are streamed through the
- * device in chunks as CudaElementwiseImageFilter streams its input
- * (SetTransferChunkBytes()).
+ * An instance of CudaElementwiseImageFilter with two inputs, which gives
+ * the rest: the output is made on its device (the first image input's, or
+ * SetDevice()) and an image input on another device is moved there; an
+ * input whose buffered region is larger than the output's (a streamed
+ * piece) is copied to a compact scratch buffer first; in place as the parent
+ * says (the output takes the first input's buffers); image inputs current
+ * only on the host, in pinned memory, streamed through the device in chunks
+ * (SetTransferChunkBytes()); the split across devices (SetSplitDevices()).
  * \ingroup CudaCommon
  */
 template <typename TInputImage1,
@@ -56,20 +55,21 @@ template <typename TInputImage1,
           typename TFunctor,
           typename TParentImageFilter>
 class ITK_TEMPLATE_EXPORT CudaBinaryFunctorImageFilter
-  : public CudaInPlaceImageFilter<TInputImage1, TOutputImage, TParentImageFilter>
+  : public CudaElementwiseImageFilter<TInputImage1, TOutputImage, TParentImageFilter>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaBinaryFunctorImageFilter);
 
   using Self = CudaBinaryFunctorImageFilter;
-  using Superclass = CudaInPlaceImageFilter<TInputImage1, TOutputImage, TParentImageFilter>;
+  using Superclass = CudaElementwiseImageFilter<TInputImage1, TOutputImage, TParentImageFilter>;
   using GPUSuperclass = Superclass;
   using CPUSuperclass = TParentImageFilter;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
-  itkCudaTypeMacro(CudaBinaryFunctorImageFilter, CudaInPlaceImageFilter);
+  itkCudaTypeMacro(CudaBinaryFunctorImageFilter, CudaElementwiseImageFilter);
 
+  using typename Superclass::ElementwiseInput;
   using Input1ImageType = TInputImage1;
   using Input2ImageType = TInputImage2;
   using OutputImageType = TOutputImage;
@@ -95,14 +95,6 @@ public:
     this->Modified();
   }
 
-  /** Chunk size and streams of the streamed path for image inputs current
-   * only on the host, in pinned memory (see
-   * CudaElementwiseImageFilter::SetTransferChunkBytes()); 0 turns it off. */
-  itkSetMacro(TransferChunkBytes, size_t);
-  itkGetConstMacro(TransferChunkBytes, size_t);
-  itkSetClampMacro(TransferStreams, unsigned int, 1, 8);
-  itkGetConstMacro(TransferStreams, unsigned int);
-
 protected:
   CudaBinaryFunctorImageFilter() = default;
   ~CudaBinaryFunctorImageFilter() override = default;
@@ -115,18 +107,16 @@ protected:
     return m_CudaFunctor;
   }
 
-  void
-  GPUGenerateData() override;
+  /** The two inputs: images, or the constant of SetConstant1() /
+   * SetConstant2().
+   * \throws itk::ExceptionObject for an input that is neither. */
+  std::vector<ElementwiseInput>
+  GetElementwiseInputs() const override;
 
-  /** False: the kernels are queued on GetCudaStream(). */
-  bool
-  GPUGenerateDataUsesLegacyStream() const override
-  {
-    return false;
-  }
-
+  /** The functor's kernel on `count` pixels (a constant input's pointer is
+   * nullptr: the filter's constant is bound to the functor). */
   void
-  PrintSelf(std::ostream & os, Indent indent) const override;
+  GPUComputeInputs(const void * const * in, void * out, size_t count, cudaStream_t stream) override;
 
 private:
   /** Launch the functor's kernel on `count` pixels (an input without image
@@ -139,8 +129,6 @@ private:
           cudaStream_t                  stream) const;
 
   CudaFunctorType m_CudaFunctor{};
-  size_t          m_TransferChunkBytes{ CudaStreamedTransformSettings{}.ChunkBytes };
-  unsigned int    m_TransferStreams{ CudaStreamedTransformSettings{}.Streams };
 };
 } // namespace itk
 

@@ -18,42 +18,46 @@
 #ifndef itkCudaBinaryFunctorImageFilter_hxx
 #define itkCudaBinaryFunctorImageFilter_hxx
 
-#include "itkCudaElementwiseImageFilter.h" // CudaForEachRegionSlab
+#include "itkSimpleDataObjectDecorator.h"
 
 namespace itk
 {
-namespace CudaDetail
+template <typename TInputImage1,
+          typename TInputImage2,
+          typename TOutputImage,
+          typename TFunctor,
+          typename TParentImageFilter>
+auto
+CudaBinaryFunctorImageFilter<TInputImage1, TInputImage2, TOutputImage, TFunctor, TParentImageFilter>::
+  GetElementwiseInputs() const -> std::vector<ElementwiseInput>
 {
-/** The pixels of `image` in `region` on `device`, ready on the filter's
- * stream: its own buffer when it holds `region` alone, else a compact copy
- * queued on `stream` into `scratch` (kept alive by the caller until the
- * kernel is queued; freed in the stream's order). */
-template <typename TImage>
-const typename TImage::PixelType *
-DevicePixelsOf(const TImage *                                 image,
-               const ImageRegion<TImage::ImageDimension> &    region,
-               int                                            device,
-               cudaStream_t                                   stream,
-               GPUMemPointer::Pointer &                       scratch)
-{
-  using PixelType = typename TImage::PixelType;
-  image->GetCudaDataManager()->SetDevice(device);
-  const auto * pixels = static_cast<const PixelType *>(image->GetCudaDataManager()->GetConstGPUBufferPointer());
-  if (image->GetBufferedRegion() == region)
+  std::vector<ElementwiseInput> inputs(2);
+  const DataObject *            objects[] = { this->ProcessObject::GetInput(0), this->ProcessObject::GetInput(1) };
+  const auto *                  image1 = dynamic_cast<const TInputImage1 *>(objects[0]);
+  const auto *                  image2 = dynamic_cast<const TInputImage2 *>(objects[1]);
+  if (image1 != nullptr)
   {
-    return pixels;
+    inputs[0] = { image1->GetCudaDataManager(), image1->GetBufferedRegion(), sizeof(Input1PixelType) };
   }
-  scratch = GPUMemPointer::New();
-  scratch->Allocate(region.GetNumberOfPixels() * sizeof(PixelType), device, stream);
-  auto * compact = static_cast<PixelType *>(scratch->GetPointer());
-  CudaForEachRegionSlab(image->GetBufferedRegion(), region,
-                        [&](size_t inputOffset, size_t outputOffset, const CudaRegionGeometry & geometry) {
-                          CudaCopyRegionAsync(compact + outputOffset, pixels + inputOffset, geometry,
-                                              sizeof(PixelType), stream);
-                        });
-  return compact;
+  if (image2 != nullptr)
+  {
+    inputs[1] = { image2->GetCudaDataManager(), image2->GetBufferedRegion(), sizeof(Input2PixelType) };
+  }
+  // Not an image: the parent's decorated constant (SetConstant1/2()).
+  const bool constants[] = {
+    dynamic_cast<const SimpleDataObjectDecorator<Input1PixelType> *>(objects[0]) != nullptr,
+    dynamic_cast<const SimpleDataObjectDecorator<Input2PixelType> *>(objects[1]) != nullptr
+  };
+  for (unsigned int k = 0; k < 2; ++k)
+  {
+    if (inputs[k].Manager == nullptr && !constants[k])
+    {
+      itkExceptionMacro("expected an image of the filter's type or a constant as input "
+                        << k + 1 << ", got " << (objects[k] == nullptr ? "none" : objects[k]->GetNameOfClass()));
+    }
+  }
+  return inputs;
 }
-} // namespace CudaDetail
 
 template <typename TInputImage1,
           typename TInputImage2,
@@ -62,62 +66,13 @@ template <typename TInputImage1,
           typename TParentImageFilter>
 void
 CudaBinaryFunctorImageFilter<TInputImage1, TInputImage2, TOutputImage, TFunctor, TParentImageFilter>::
-  GPUGenerateData()
+  GPUComputeInputs(const void * const * in, void * out, size_t count, cudaStream_t stream)
 {
-  OutputImageType * output = this->GetOutput();
-  const auto &      region = output->GetBufferedRegion();
-  const size_t      count = region.GetNumberOfPixels();
-  if (count == 0)
-  {
-    return;
-  }
-  const auto * image1 = dynamic_cast<const TInputImage1 *>(this->ProcessObject::GetInput(0));
-  const auto * image2 = dynamic_cast<const TInputImage2 *>(this->ProcessObject::GetInput(1));
-  if (image1 == nullptr && image2 == nullptr)
-  {
-    itkExceptionMacro("expected at least one image input, got two constants");
-  }
-  cudaStream_t stream = this->GetCudaStream();
-  // Host-resident images, streamed in chunks when that applies.
-  const bool sameRegions = (image1 == nullptr || image1->GetBufferedRegion() == region) &&
-                           (image2 == nullptr || image2->GetBufferedRegion() == region);
-  std::vector<CudaStreamedImage> hostImages;
-  if (image1 != nullptr)
-  {
-    hostImages.push_back({ image1->GetCudaDataManager(), sizeof(Input1PixelType) });
-  }
-  if (image2 != nullptr)
-  {
-    hostImages.push_back({ image2->GetCudaDataManager(), sizeof(Input2PixelType) });
-  }
-  if (sameRegions && this->GPUStreamImagesFromHost(
-                       hostImages,
-                       [&](const void * const * in, void * out, size_t chunkCount, cudaStream_t chunkStream) {
-                         const void * first = image1 != nullptr ? in[0] : nullptr;
-                         const void * second = image2 != nullptr ? in[image1 != nullptr ? 1 : 0] : nullptr;
-                         this->Compute(static_cast<const Input1DevicePixelType *>(first),
-                                       static_cast<const Input2DevicePixelType *>(second),
-                                       static_cast<OutputDevicePixelType *>(out),
-                                       chunkCount,
-                                       chunkStream);
-                       },
-                       { m_TransferChunkBytes, m_TransferStreams }))
-  {
-    return;
-  }
-  const int device = output->GetCudaDataManager()->GetDevice();
-  // The inputs first: in place, the first one's buffer is the output's.
-  GPUMemPointer::Pointer scratch1;
-  GPUMemPointer::Pointer scratch2;
-  const Input1DevicePixelType * in1 =
-    image1 != nullptr ? CudaAsDevicePixels(CudaDetail::DevicePixelsOf(image1, region, device, stream, scratch1))
-                      : nullptr;
-  const Input2DevicePixelType * in2 =
-    image2 != nullptr ? CudaAsDevicePixels(CudaDetail::DevicePixelsOf(image2, region, device, stream, scratch2))
-                      : nullptr;
-  auto * out = CudaAsDevicePixels(
-    static_cast<OutputPixelType *>(output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite()));
-  this->Compute(in1, in2, out, count, stream);
+  this->Compute(static_cast<const Input1DevicePixelType *>(in[0]),
+                static_cast<const Input2DevicePixelType *>(in[1]),
+                static_cast<OutputDevicePixelType *>(out),
+                count,
+                stream);
 }
 
 template <typename TInputImage1,
@@ -158,20 +113,6 @@ CudaBinaryFunctorImageFilter<TInputImage1, TInputImage2, TOutputImage, TFunctor,
   }
 }
 
-template <typename TInputImage1,
-          typename TInputImage2,
-          typename TOutputImage,
-          typename TFunctor,
-          typename TParentImageFilter>
-void
-CudaBinaryFunctorImageFilter<TInputImage1, TInputImage2, TOutputImage, TFunctor, TParentImageFilter>::PrintSelf(
-  std::ostream & os,
-  Indent         indent) const
-{
-  Superclass::PrintSelf(os, indent);
-  os << indent << "TransferChunkBytes: " << m_TransferChunkBytes << std::endl;
-  os << indent << "TransferStreams: " << m_TransferStreams << std::endl;
-}
 } // namespace itk
 
 #endif

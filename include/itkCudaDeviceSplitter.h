@@ -63,6 +63,21 @@ public:
    * element i of the input. */
   using ElementwiseFunction = std::function<void(const void * in, void * out, size_t count, cudaStream_t stream)>;
 
+  /** The N-input form: computes `count` elements from `in[k]`, element i of
+   * input k (nullptr where the caller passed no buffer for input k: a
+   * constant the function supplies itself), into `out`, on `stream`. */
+  using ElementwiseInputsFunction =
+    std::function<void(const void * const * in, void * out, size_t count, cudaStream_t stream)>;
+
+  /** One input buffer of an N-input Run(): device memory of the home
+   * device, elements of ElementBytes bytes; Pointer nullptr for an input
+   * that is no buffer (a constant). */
+  struct Input
+  {
+    const void * Pointer;
+    size_t       ElementBytes;
+  };
+
   /** Elements [First, First + Count) computed by Device. */
   struct Piece
   {
@@ -143,6 +158,22 @@ public:
       cudaStream_t                homeStream,
       const ElementwiseFunction & function);
 
+  /** The same over N inputs of any element sizes into an output of
+   * `outputElementBytes` bytes per element: pieces are cut on boundaries
+   * that are multiples of 256 bytes in every buffer, and a remote device
+   * copies each input's piece (not the constants) into its scratch and the
+   * output's back. An output as wide as an input may be that input's
+   * memory (in place).
+   * \throws itk::ExceptionObject as Run() above. */
+  void
+  Run(const std::vector<Input> &        inputs,
+      void *                            out,
+      size_t                            outputElementBytes,
+      size_t                            count,
+      int                               homeDevice,
+      cudaStream_t                      homeStream,
+      const ElementwiseInputsFunction & function);
+
   /** The pieces of the last Run() (empty before the first). */
   const std::vector<Piece> &
   GetLastPieces() const
@@ -162,13 +193,13 @@ private:
 
   /** Returns how many of the device's streams it used. */
   unsigned int
-  QueueRemotePiece(const Piece &               piece,
-                   const char *                in,
-                   char *                      out,
-                   size_t                      elementBytes,
-                   int                         homeDevice,
-                   cudaEvent_t                 ready,
-                   const ElementwiseFunction & function);
+  QueueRemotePiece(const Piece &                     piece,
+                   const std::vector<Input> &        inputs,
+                   char *                            out,
+                   size_t                            outputElementBytes,
+                   int                               homeDevice,
+                   cudaEvent_t                       ready,
+                   const ElementwiseInputsFunction & function);
   void
   WaitForQueuedWork() noexcept;
 

@@ -42,26 +42,51 @@ CudaForEachRegionSlab(const ImageRegion<VDimension> & inputRegion,
                       const ImageRegion<VDimension> & outputRegion,
                       TFunction &&                    function);
 
+/** \class CudaElementwiseInput
+ * \brief One input of an element-wise update, as CudaElementwiseImageFilter
+ * sees it: an image (its data manager, buffered region and pixel size) or,
+ * with Manager nullptr, a constant that the subclass's kernel supplies.
+ * \ingroup CudaCommon */
+template <unsigned int VDimension>
+struct CudaElementwiseInput
+{
+  CudaDataManager *       Manager{ nullptr };
+  ImageRegion<VDimension> BufferedRegion{};
+  size_t                  PixelBytes{ 0 };
+};
+
 /** \class CudaElementwiseImageFilter
- * \brief Base class of CUDA filters whose output pixel depends on the input
- * pixel at the same place alone: a subclass writes the kernels' launches,
- * the base class the rest.
+ * \brief Base class of CUDA filters whose output pixel depends on the
+ * pixels of their inputs at the same place alone: a subclass writes the
+ * kernels' launches, the base class the rest, for one input or several.
  *
- * GPUGenerateData() calls GPUComputeElements() on the whole buffer, shared
- * between devices when SetSplitDevices() or SetSplitAcrossAllDevices() asks
- * for it (CudaDeviceSplitter: each device gets a contiguous piece, which the
- * function computes on a stream of that device). When the output region is a
- * piece of a larger input buffer (a StreamingImageFilter downstream of a
- * fully buffered image), it calls GPUComputeRegion() per 3-D slab of the
- * piece instead, on the output's device alone; its default copies the box
- * into a scratch buffer and runs GPUComputeElements() there, a subclass with
- * a kernel that reads the box directly overrides it. Runs in place or not as
- * CudaInPlaceImageFilter says; with GPUEnabled off, or without a CUDA device,
- * the CPU parent computes the output.
+ * The inputs of an update are GetElementwiseInputs(): by default the
+ * primary input alone; a filter of several inputs (images, or constants
+ * such as BinaryGeneratorImageFilter's SetConstant2()) lists them, in
+ * order, and computes in GPUComputeInputs(). CudaUnaryFunctorImageFilter
+ * and CudaBinaryFunctorImageFilter are its two instances.
  *
- * Both functions queue their work on `stream` and return without waiting;
- * the pointers are device memory of the current device, and `in` may be
- * `out` (in place).
+ * GPUGenerateData() moves every image input to the output's device and
+ * calls GPUComputeInputs() on the whole buffer, shared between devices when
+ * SetSplitDevices() or SetSplitAcrossAllDevices() asks for it
+ * (CudaDeviceSplitter: each device gets a contiguous piece, which the
+ * function computes on a stream of that device). Image inputs current only
+ * on the host, in pinned memory, are streamed through the device in chunks
+ * (SetTransferChunkBytes()). When the output region is a piece of a larger
+ * input buffer (a StreamingImageFilter downstream of a fully buffered
+ * image), an input of its own calls GPUComputeRegion() per 3-D slab of the
+ * piece, on the output's device alone (its default copies the box into a
+ * scratch buffer and runs GPUComputeElements() there; a subclass with a
+ * kernel that reads the box directly overrides it); with several inputs,
+ * each input larger than the piece is copied into a compact scratch buffer
+ * first. Runs in place or not as CudaInPlaceImageFilter says (in place, the
+ * output is the first input's buffer); with GPUEnabled off, or without a
+ * CUDA device, the CPU parent computes the output. ProgressEvent and
+ * AbortGenerateData work per streamed chunk.
+ *
+ * The compute functions queue their work on `stream` and return without
+ * waiting; the pointers are device memory of the current device, and an
+ * input may be `out` (in place).
  * \ingroup CudaCommon
  */
 template <typename TInputImage,
@@ -86,11 +111,12 @@ public:
   using OutputImageType = TOutputImage;
   using InputPixelType = typename TInputImage::PixelType;
   using OutputPixelType = typename TOutputImage::PixelType;
+  using ElementwiseInput = CudaElementwiseInput<TOutputImage::ImageDimension>;
 
   /** The devices that share the work of an update and their weights (equal
    * when empty), as CudaDeviceSplitter::SetDevices() takes them. Empty (the
    * default): the output's device alone, which is also what one GPU gives.
-   * Input and output pixels must have one size for a split.
+   * Inputs and output may have pixels of any sizes.
    * \throws itk::ExceptionObject for repeated or negative devices or bad
    * weights; Update() throws for an index beyond the device count. */
   void
@@ -150,16 +176,31 @@ protected:
   void
   GPUGenerateData() override;
 
-  /** False: the two functions below queue their work on the stream they are given. */
+  /** False: the functions below queue their work on the stream they are given. */
   bool
   GPUGenerateDataUsesLegacyStream() const override
   {
     return false;
   }
 
-  /** Compute `count` pixels of `in` into `out`. */
+  /** The inputs of this update, in order (an image input's data manager,
+   * buffered region and pixel size, or a constant). The default: the
+   * primary input alone.
+   * \throws itk::ExceptionObject when an input is of no type the filter takes. */
+  virtual std::vector<ElementwiseInput>
+  GetElementwiseInputs() const;
+
+  /** Compute `count` pixels from `in[k]`, the device pixels of input k of
+   * GetElementwiseInputs() (nullptr for a constant), into `out`. The
+   * default calls GPUComputeElements() with the one input. */
   virtual void
-  GPUComputeElements(const InputPixelType * in, OutputPixelType * out, size_t count, cudaStream_t stream) = 0;
+  GPUComputeInputs(const void * const * in, void * out, size_t count, cudaStream_t stream);
+
+  /** Compute `count` pixels of `in` into `out`: what a filter of one input
+   * overrides (the default throws: a filter of several inputs overrides
+   * GPUComputeInputs() instead). */
+  virtual void
+  GPUComputeElements(const InputPixelType * in, OutputPixelType * out, size_t count, cudaStream_t stream);
 
   /** Compute the box `geometry` of `in` into the compact `out` (one 3-D slab
    * of a streamed piece). The default copies the box to a scratch buffer
@@ -178,7 +219,7 @@ private:
    * GPUStreamImagesFromHost()); false when it does not apply.
    * \throws itk::ProcessAborted when an observer aborts. */
   bool
-  GPUStreamFromHost();
+  GPUStreamFromHost(const std::vector<ElementwiseInput> & inputs);
 
   std::unique_ptr<CudaDeviceSplitter> m_Splitter{ std::make_unique<CudaDeviceSplitter>() };
   size_t                              m_TransferChunkBytes{ CudaStreamedTransformSettings{}.ChunkBytes };

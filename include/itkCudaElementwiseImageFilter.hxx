@@ -64,65 +64,181 @@ CudaForEachRegionSlab(const ImageRegion<VDimension> & inputRegion,
   }
 }
 
+namespace CudaDetail
+{
+/** The device pixels of `input` in `region`, ready on `stream`: its own
+ * buffer when it holds `region` alone, else a compact copy queued on
+ * `stream` into `scratch` (kept alive by the caller until the kernel is
+ * queued; freed in the stream's order). */
+template <unsigned int VDimension>
+const void *
+ElementwiseInputPixels(const CudaElementwiseInput<VDimension> & input,
+                       const ImageRegion<VDimension> &          region,
+                       int                                      device,
+                       cudaStream_t                             stream,
+                       GPUMemPointer::Pointer &                 scratch)
+{
+  const auto * pixels = static_cast<const char *>(input.Manager->GetConstGPUBufferPointer());
+  if (input.BufferedRegion == region)
+  {
+    return pixels;
+  }
+  scratch = GPUMemPointer::New();
+  scratch->Allocate(region.GetNumberOfPixels() * input.PixelBytes, device, stream);
+  auto * compact = static_cast<char *>(scratch->GetPointer());
+  CudaForEachRegionSlab(input.BufferedRegion, region,
+                        [&](size_t inputOffset, size_t outputOffset, const CudaRegionGeometry & geometry) {
+                          CudaCopyRegionAsync(compact + outputOffset * input.PixelBytes,
+                                              pixels + inputOffset * input.PixelBytes,
+                                              geometry,
+                                              input.PixelBytes,
+                                              stream);
+                        });
+  return compact;
+}
+} // namespace CudaDetail
+
+template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
+auto
+CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GetElementwiseInputs() const
+  -> std::vector<ElementwiseInput>
+{
+  const auto * input = dynamic_cast<const InputImageType *>(this->ProcessObject::GetInput(0));
+  if (input == nullptr)
+  {
+    itkExceptionMacro("expected an image of the filter's input type as input 0, got "
+                      << (this->ProcessObject::GetInput(0) == nullptr ? "none"
+                                                                      : this->ProcessObject::GetInput(0)->GetNameOfClass()));
+  }
+  return { ElementwiseInput{ input->GetCudaDataManager(), input->GetBufferedRegion(), sizeof(InputPixelType) } };
+}
+
 template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
 void
 CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUGenerateData()
 {
-  const InputImageType * input = this->GetInput();
-  OutputImageType *      output = this->GetOutput();
-  const auto &           inputRegion = input->GetBufferedRegion();
-  const auto &           outputRegion = output->GetBufferedRegion();
-  const size_t           numberOfPixels = outputRegion.GetNumberOfPixels();
+  OutputImageType * output = this->GetOutput();
+  const auto &      outputRegion = output->GetBufferedRegion();
+  const size_t      numberOfPixels = outputRegion.GetNumberOfPixels();
   if (numberOfPixels == 0)
   {
     return;
   }
-  if (inputRegion == outputRegion && m_Splitter->GetDevices().empty() && !m_Splitter->GetAllDevices() &&
-      this->GPUStreamFromHost())
+  const std::vector<ElementwiseInput> inputs = this->GetElementwiseInputs();
+  bool                                anImage = false;
+  bool                                sameRegions = true;
+  for (const auto & input : inputs)
+  {
+    anImage = anImage || input.Manager != nullptr;
+    sameRegions = sameRegions && (input.Manager == nullptr || input.BufferedRegion == outputRegion);
+  }
+  if (!anImage)
+  {
+    itkExceptionMacro("expected at least one image input, got " << inputs.size() << " constant(s)");
+  }
+  const bool split = !m_Splitter->GetDevices().empty() || m_Splitter->GetAllDevices();
+  if (sameRegions && !split && this->GPUStreamFromHost(inputs))
   {
     return;
   }
-  // The input's pointer first: in place, both are one buffer, which the
-  // input's data must reach before the output claims it.
-  const auto * in = static_cast<const InputPixelType *>(input->GetCudaDataManager()->GetConstGPUBufferPointer());
-  auto *       out = static_cast<OutputPixelType *>(output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite());
-  cudaStream_t stream = this->GetCudaStream();
-  if (inputRegion != outputRegion)
+  CudaDataManager * outputManager = output->GetCudaDataManager();
+  const int         device = outputManager->GetDevice();
+  cudaStream_t      stream = this->GetCudaStream();
+  // The inputs' pointers first: in place, the first input's buffer is the
+  // output's, which its data must reach before the output claims it.
+  for (const auto & input : inputs)
   {
-    CudaForEachRegionSlab(inputRegion, outputRegion,
+    if (input.Manager != nullptr && input.Manager->GetDevice() != device)
+    {
+      input.Manager->SetDevice(device); // a device-to-device move
+    }
+  }
+  if (inputs.size() == 1 && !sameRegions)
+  {
+    // One input, a piece of its buffer: its box read slab by slab.
+    const auto * in = static_cast<const InputPixelType *>(inputs[0].Manager->GetConstGPUBufferPointer());
+    auto *       out = static_cast<OutputPixelType *>(outputManager->GetGPUBufferPointerForOverwrite());
+    CudaForEachRegionSlab(inputs[0].BufferedRegion, outputRegion,
                           [&](size_t inputOffset, size_t outputOffset, const CudaRegionGeometry & geometry) {
                             this->GPUComputeRegion(in + inputOffset, geometry, out + outputOffset, stream);
                           });
     return;
   }
-  if (m_Splitter->GetDevices().empty() && !m_Splitter->GetAllDevices())
+  std::vector<GPUMemPointer::Pointer> scratch(inputs.size());
+  std::vector<const void *>           in(inputs.size(), nullptr);
+  for (size_t k = 0; k < inputs.size(); ++k)
   {
-    this->GPUComputeElements(in, out, numberOfPixels, stream);
+    if (inputs[k].Manager != nullptr)
+    {
+      in[k] = CudaDetail::ElementwiseInputPixels(inputs[k], outputRegion, device, stream, scratch[k]);
+    }
+  }
+  void * out = outputManager->GetGPUBufferPointerForOverwrite();
+  if (!split)
+  {
+    this->GPUComputeInputs(in.data(), out, numberOfPixels, stream);
     return;
   }
-  if (sizeof(InputPixelType) != sizeof(OutputPixelType))
+  std::vector<CudaDeviceSplitter::Input> pieces;
+  for (size_t k = 0; k < inputs.size(); ++k)
   {
-    itkExceptionMacro("splitting across devices needs input and output pixels of one size; got "
-                      << sizeof(InputPixelType) << " and " << sizeof(OutputPixelType) << " bytes");
+    pieces.push_back({ in[k], inputs[k].PixelBytes });
   }
-  m_Splitter->Run(in, out, numberOfPixels, sizeof(OutputPixelType), output->GetCudaDataManager()->GetDevice(), stream,
-                  [this](const void * pieceIn, void * pieceOut, size_t count, cudaStream_t pieceStream) {
-                    this->GPUComputeElements(static_cast<const InputPixelType *>(pieceIn),
-                                             static_cast<OutputPixelType *>(pieceOut), count, pieceStream);
+  m_Splitter->Run(pieces, out, sizeof(OutputPixelType), numberOfPixels, device, stream,
+                  [this](const void * const * pieceIn, void * pieceOut, size_t count, cudaStream_t pieceStream) {
+                    this->GPUComputeInputs(pieceIn, pieceOut, count, pieceStream);
                   });
 }
 
 template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
 bool
-CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUStreamFromHost()
+CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUStreamFromHost(
+  const std::vector<ElementwiseInput> & inputs)
 {
+  // The streamed transform takes the image inputs alone; the constants are
+  // put back in their places for GPUComputeInputs().
+  std::vector<CudaStreamedImage> images;
+  for (const auto & input : inputs)
+  {
+    if (input.Manager != nullptr)
+    {
+      images.push_back({ input.Manager, input.PixelBytes });
+    }
+  }
   return this->GPUStreamImagesFromHost(
-    { { this->GetInput()->GetCudaDataManager(), sizeof(InputPixelType) } },
-    [this](const void * const * in, void * out, size_t count, cudaStream_t chunkStream) {
-      this->GPUComputeElements(
-        static_cast<const InputPixelType *>(in[0]), static_cast<OutputPixelType *>(out), count, chunkStream);
+    images,
+    [this, &inputs](const void * const * imagesIn, void * out, size_t count, cudaStream_t chunkStream) {
+      std::vector<const void *> in(inputs.size(), nullptr);
+      for (size_t k = 0, image = 0; k < inputs.size(); ++k)
+      {
+        in[k] = inputs[k].Manager != nullptr ? imagesIn[image++] : nullptr;
+      }
+      this->GPUComputeInputs(in.data(), out, count, chunkStream);
     },
     { m_TransferChunkBytes, m_TransferStreams });
+}
+
+template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
+void
+CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUComputeInputs(const void * const * in,
+                                                                                            void *               out,
+                                                                                            size_t       count,
+                                                                                            cudaStream_t stream)
+{
+  this->GPUComputeElements(static_cast<const InputPixelType *>(in[0]), static_cast<OutputPixelType *>(out), count,
+                           stream);
+}
+
+template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
+void
+CudaElementwiseImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUComputeElements(const InputPixelType *,
+                                                                                              OutputPixelType *,
+                                                                                              size_t,
+                                                                                              cudaStream_t)
+{
+  itkExceptionMacro(<< this->GetNameOfClass()
+                    << " computes no pixels: an element-wise filter overrides GPUComputeElements() (one input) or "
+                       "GPUComputeInputs()");
 }
 
 template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>

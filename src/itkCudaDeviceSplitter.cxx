@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <numeric>
 #include <set>
@@ -38,12 +39,116 @@ ElementsPerGranule(size_t elementBytes)
   return PieceAlignmentBytes / std::gcd(elementBytes, PieceAlignmentBytes);
 }
 
-// Elements per chunk of a remote piece: whole granules, at least one.
+// Elements per granule of every buffer at once: each count above is a power
+// of two, so the largest is a multiple of the others.
 size_t
-ElementsPerChunk(size_t chunkBytes, size_t elementBytes)
+ElementsPerGranule(const std::vector<CudaDeviceSplitter::Input> & inputs, size_t outputElementBytes)
 {
-  const size_t granule = ElementsPerGranule(elementBytes);
-  return std::max(granule, chunkBytes / elementBytes / granule * granule);
+  size_t granule = ElementsPerGranule(outputElementBytes);
+  for (const auto & input : inputs)
+  {
+    granule = input.Pointer != nullptr ? std::max(granule, ElementsPerGranule(input.ElementBytes)) : granule;
+  }
+  return granule;
+}
+
+// Elements per chunk of a remote piece: whole granules, at least one, of
+// at most `chunkBytes` of the widest buffer.
+size_t
+ElementsPerChunk(size_t chunkBytes, size_t widestBytes, size_t granule)
+{
+  return std::max(granule, chunkBytes / widestBytes / granule * granule);
+}
+
+size_t
+RoundUpToPieceAlignment(size_t bytes)
+{
+  return (bytes + PieceAlignmentBytes - 1) / PieceAlignmentBytes * PieceAlignmentBytes;
+}
+
+// Where a remote lane keeps a chunk of each input and of the output: one
+// scratch buffer, each part starting on a 256-byte boundary; the output
+// shares the part of the first input as wide as it (computed in place).
+struct ScratchLayout
+{
+  std::vector<size_t> InputOffsets; // SIZE_MAX for an input that is no buffer
+  size_t              OutputOffset{ 0 };
+  size_t              Bytes{ 0 };
+
+  ScratchLayout(const std::vector<CudaDeviceSplitter::Input> & inputs, size_t outputElementBytes, size_t elements)
+  {
+    bool inPlace = false;
+    for (const auto & input : inputs)
+    {
+      if (input.Pointer == nullptr)
+      {
+        InputOffsets.push_back(SIZE_MAX);
+        continue;
+      }
+      InputOffsets.push_back(Bytes);
+      if (!inPlace && input.ElementBytes == outputElementBytes)
+      {
+        inPlace = true;
+        OutputOffset = Bytes;
+      }
+      Bytes += RoundUpToPieceAlignment(elements * input.ElementBytes);
+    }
+    if (!inPlace)
+    {
+      OutputOffset = Bytes;
+      Bytes += RoundUpToPieceAlignment(elements * outputElementBytes);
+    }
+  }
+};
+
+std::vector<CudaDeviceSplitter::Piece>
+PartitionInGranules(size_t                      count,
+                    size_t                      granule,
+                    const std::vector<int> &    devices,
+                    const std::vector<double> & weights)
+{
+  if (devices.empty())
+  {
+    return { CudaDeviceSplitter::Piece{ -1, 0, count } };
+  }
+  std::vector<double> shares = weights.empty() ? std::vector<double>(devices.size(), 1.0) : weights;
+  const double        total = std::accumulate(shares.begin(), shares.end(), 0.0);
+  // Boundaries in whole granules: the cumulative share of the granules,
+  // rounded; the last boundary is the end, whatever the rounding.
+  const size_t                           granules = (count + granule - 1) / granule;
+  std::vector<CudaDeviceSplitter::Piece> pieces;
+  double                                 cumulative = 0.0;
+  size_t                                 begin = 0;
+  for (size_t i = 0; i < devices.size(); ++i)
+  {
+    cumulative += shares[i];
+    size_t end = count;
+    if (i + 1 < devices.size())
+    {
+      const auto boundary = static_cast<size_t>(std::llround(cumulative / total * static_cast<double>(granules)));
+      end = std::min(count, std::min(boundary, granules) * granule);
+    }
+    end = std::max(end, begin);
+    if (end > begin && shares[i] > 0.0)
+    {
+      pieces.push_back(CudaDeviceSplitter::Piece{ devices[i], begin, end - begin });
+    }
+    else if (end > begin)
+    {
+      end = begin; // a zero weight takes nothing, whatever the rounding gave
+    }
+    begin = end;
+  }
+  if (begin < count)
+  {
+    // Rounding left elements after the last device with a share: give them to it.
+    if (pieces.empty())
+    {
+      itkGenericExceptionMacro("CudaDeviceSplitter: expected at least one weight > 0");
+    }
+    pieces.back().Count = count - pieces.back().First;
+  }
+  return pieces;
 }
 } // namespace
 
@@ -205,68 +310,32 @@ CudaDeviceSplitter::Partition(size_t                      count,
   {
     itkGenericExceptionMacro("CudaDeviceSplitter: expected an element size > 0 bytes");
   }
-  if (devices.empty())
-  {
-    return { Piece{ -1, 0, count } };
-  }
-  std::vector<double> shares = weights.empty() ? std::vector<double>(devices.size(), 1.0) : weights;
-  const double        total = std::accumulate(shares.begin(), shares.end(), 0.0);
-  // Boundaries in whole granules: the cumulative share of the granules,
-  // rounded; the last boundary is the end, whatever the rounding.
-  const size_t       granule = ElementsPerGranule(elementBytes);
-  const size_t       granules = (count + granule - 1) / granule;
-  std::vector<Piece> pieces;
-  double             cumulative = 0.0;
-  size_t             begin = 0;
-  for (size_t i = 0; i < devices.size(); ++i)
-  {
-    cumulative += shares[i];
-    size_t end = count;
-    if (i + 1 < devices.size())
-    {
-      const auto boundary = static_cast<size_t>(std::llround(cumulative / total * static_cast<double>(granules)));
-      end = std::min(count, std::min(boundary, granules) * granule);
-    }
-    end = std::max(end, begin);
-    if (end > begin && shares[i] > 0.0)
-    {
-      pieces.push_back(Piece{ devices[i], begin, end - begin });
-    }
-    else if (end > begin)
-    {
-      end = begin; // a zero weight takes nothing, whatever the rounding gave
-    }
-    begin = end;
-  }
-  if (begin < count)
-  {
-    // Rounding left elements after the last device with a share: give them to it.
-    if (pieces.empty())
-    {
-      itkGenericExceptionMacro("CudaDeviceSplitter: expected at least one weight > 0");
-    }
-    pieces.back().Count = count - pieces.back().First;
-  }
-  return pieces;
+  return PartitionInGranules(count, ElementsPerGranule(elementBytes), devices, weights);
 }
 
 unsigned int
-CudaDeviceSplitter::QueueRemotePiece(const Piece &               piece,
-                                     const char *                in,
-                                     char *                      out,
-                                     size_t                      elementBytes,
-                                     int                         homeDevice,
-                                     cudaEvent_t                 ready,
-                                     const ElementwiseFunction & function)
+CudaDeviceSplitter::QueueRemotePiece(const Piece &                     piece,
+                                     const std::vector<Input> &        inputs,
+                                     char *                            out,
+                                     size_t                            outputElementBytes,
+                                     int                               homeDevice,
+                                     cudaEvent_t                       ready,
+                                     const ElementwiseInputsFunction & function)
 {
   const int    device = piece.Device;
-  const size_t chunk = ElementsPerChunk(m_ChunkBytes, elementBytes);
-  const size_t scratchElements = std::min(chunk, piece.Count);
+  size_t       widest = outputElementBytes;
+  for (const auto & input : inputs)
+  {
+    widest = input.Pointer != nullptr ? std::max(widest, input.ElementBytes) : widest;
+  }
+  const size_t        chunk = ElementsPerChunk(m_ChunkBytes, widest, ElementsPerGranule(inputs, outputElementBytes));
+  const ScratchLayout layout(inputs, outputElementBytes, std::min(chunk, piece.Count));
   // Streams, events and kernels of this piece belong to its device.
   const CudaDeviceGuard onDevice(device);
   CudaEnablePeerAccess(device, homeDevice);
-  auto &       remote = m_Resources->GetRemote(device, scratchElements * elementBytes);
-  unsigned int used = 0;
+  auto &                    remote = m_Resources->GetRemote(device, layout.Bytes);
+  std::vector<const void *> chunkInputs(inputs.size());
+  unsigned int              used = 0;
   for (size_t first = 0; first < piece.Count; first += chunk, ++used)
   {
     const unsigned int lane = used % NumberOfLanes;
@@ -276,11 +345,22 @@ CudaDeviceSplitter::QueueRemotePiece(const Piece &               piece,
       CUDA_CHECK(cudaStreamWaitEvent(stream, ready, 0)); // after the home stream's earlier work
     }
     const size_t count = std::min(chunk, piece.Count - first);
-    const size_t offset = (piece.First + first) * elementBytes;
-    void *       scratch = remote.Scratch[lane]->GetPointer();
-    CUDA_CHECK(cudaMemcpyPeerAsync(scratch, device, in + offset, homeDevice, count * elementBytes, stream));
-    function(scratch, scratch, count, stream);
-    CUDA_CHECK(cudaMemcpyPeerAsync(out + offset, homeDevice, scratch, device, count * elementBytes, stream));
+    const size_t element = piece.First + first;
+    auto *       scratch = static_cast<char *>(remote.Scratch[lane]->GetPointer());
+    for (size_t k = 0; k < inputs.size(); ++k)
+    {
+      chunkInputs[k] = nullptr;
+      if (inputs[k].Pointer != nullptr)
+      {
+        chunkInputs[k] = scratch + layout.InputOffsets[k];
+        CUDA_CHECK(cudaMemcpyPeerAsync(scratch + layout.InputOffsets[k], device,
+                                       static_cast<const char *>(inputs[k].Pointer) + element * inputs[k].ElementBytes,
+                                       homeDevice, count * inputs[k].ElementBytes, stream));
+      }
+    }
+    function(chunkInputs.data(), scratch + layout.OutputOffset, count, stream);
+    CUDA_CHECK(cudaMemcpyPeerAsync(out + element * outputElementBytes, homeDevice, scratch + layout.OutputOffset,
+                                   device, count * outputElementBytes, stream));
   }
   const unsigned int lanes = std::min(used, NumberOfLanes);
   for (unsigned int lane = 0; lane < lanes; ++lane)
@@ -299,6 +379,30 @@ CudaDeviceSplitter::Run(const void *                in,
                         cudaStream_t                homeStream,
                         const ElementwiseFunction & function)
 {
+  if (elementBytes == 0)
+  {
+    itkGenericExceptionMacro("CudaDeviceSplitter: expected an element size > 0 bytes");
+  }
+  this->Run({ Input{ in, elementBytes } }, out, elementBytes, count, homeDevice, homeStream,
+            [&function](const void * const * pieceIn, void * pieceOut, size_t pieceCount, cudaStream_t stream) {
+              function(pieceIn[0], pieceOut, pieceCount, stream);
+            });
+}
+
+void
+CudaDeviceSplitter::Run(const std::vector<Input> &        inputs,
+                        void *                            out,
+                        size_t                            outputElementBytes,
+                        size_t                            count,
+                        int                               homeDevice,
+                        cudaStream_t                      homeStream,
+                        const ElementwiseInputsFunction & function)
+{
+  if (outputElementBytes == 0 ||
+      std::any_of(inputs.begin(), inputs.end(), [](const Input & i) { return i.Pointer && i.ElementBytes == 0; }))
+  {
+    itkGenericExceptionMacro("CudaDeviceSplitter: expected element sizes > 0 bytes");
+  }
   if (count == 0)
   {
     m_LastPieces.clear();
@@ -318,7 +422,8 @@ CudaDeviceSplitter::Run(const void *                in,
       }
     }
   }
-  std::vector<Piece> pieces = Partition(count, elementBytes, devices, m_Weights);
+  std::vector<Piece> pieces =
+    PartitionInGranules(count, ElementsPerGranule(inputs, outputElementBytes), devices, m_Weights);
   for (auto & piece : pieces)
   {
     piece.Device = piece.Device < 0 ? homeDevice : piece.Device;
@@ -329,9 +434,9 @@ CudaDeviceSplitter::Run(const void *                in,
                                                                           << deviceCount << ")");
     }
   }
-  const CudaDeviceGuard onHome(homeDevice);
-  const auto *          source = static_cast<const char *>(in);
-  auto *                destination = static_cast<char *>(out);
+  const CudaDeviceGuard     onHome(homeDevice);
+  auto *                    destination = static_cast<char *>(out);
+  std::vector<const void *> pieceInputs(inputs.size());
   try
   {
     cudaEvent_t ready = nullptr;
@@ -348,15 +453,20 @@ CudaDeviceSplitter::Run(const void *                in,
       {
         lanesUsed.emplace_back(
           piece.Device,
-          this->QueueRemotePiece(piece, source, destination, elementBytes, homeDevice, ready, function));
+          this->QueueRemotePiece(piece, inputs, destination, outputElementBytes, homeDevice, ready, function));
       }
     }
     for (const Piece & piece : pieces)
     {
       if (piece.Device == homeDevice)
       {
-        function(source + piece.First * elementBytes, destination + piece.First * elementBytes, piece.Count,
-                 homeStream);
+        for (size_t k = 0; k < inputs.size(); ++k)
+        {
+          pieceInputs[k] = inputs[k].Pointer == nullptr ? nullptr
+                                                        : static_cast<const char *>(inputs[k].Pointer) +
+                                                            piece.First * inputs[k].ElementBytes;
+        }
+        function(pieceInputs.data(), destination + piece.First * outputElementBytes, piece.Count, homeStream);
       }
     }
     for (const auto & used : lanesUsed)

@@ -96,3 +96,8 @@ LaunchWithInvalidConfiguration()
 #include "itkCudaTestFunctors.h"
 ITK_CUDA_INSTANTIATE_UNARY_FUNCTOR(itk::CudaTest::ScaleAndShift, float, float);
 ITK_CUDA_INSTANTIATE_UNARY_FUNCTOR(itk::CudaTest::WidenAndScale, short, float);
+// An element-wise filter of mixed pixel sizes (1, 4 and 8 bytes): ITK's
+// AddImageFilter of unsigned char and float images into double.
+#include "itkCudaFunctors.h"
+using MixedAddFunctor = itk::CudaAddFunctor<unsigned char, float, double>;
+ITK_CUDA_INSTANTIATE_BINARY_FUNCTOR(MixedAddFunctor, unsigned char, float, double);
