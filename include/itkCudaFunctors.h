@@ -40,6 +40,27 @@
 
 namespace itk
 {
+/** NumericTraits<T>::max() for the scalars, on the device too. */
+template <typename T>
+__host__ __device__ constexpr T
+CudaNumericMaximum()
+{
+  if constexpr (std::is_same<T, float>::value)
+  {
+    return 3.402823466e+38f;
+  }
+  else if constexpr (std::is_floating_point<T>::value)
+  {
+    return 1.7976931348623157e+308;
+  }
+  else
+  {
+    using Unsigned = typename std::make_unsigned<T>::type;
+    const Unsigned all = static_cast<Unsigned>(~Unsigned(0));
+    return static_cast<T>(std::is_signed<T>::value ? static_cast<Unsigned>(all >> 1) : all);
+  }
+}
+
 /** \class CudaSquareFunctor
  * \brief ITK's Functor::Square: the input converted to its real type
  * (NumericTraits<T>::RealType, double for integers), squared, converted to
@@ -233,6 +254,177 @@ struct CudaMinimumFunctor
   operator()(TInput1 first, TInput2 second) const
   {
     return static_cast<TOutput>(first < second ? first : second);
+  }
+};
+
+/** \class CudaDivideFunctor
+ * \brief ITK's Functor::Div: `first / second` in C++'s arithmetic, converted
+ * to the output type, where the divisor is not zero as itk::Math::AlmostEquals
+ * sees it (an integer equal to 0; a floating-point value within 0.1 of
+ * double's epsilon of 0); else the largest value of the output type.
+ * \ingroup CudaCommon */
+template <typename TInput1, typename TInput2 = TInput1, typename TOutput = TInput1>
+struct CudaDivideFunctor
+{
+  __host__ __device__ TOutput
+  operator()(TInput1 first, TInput2 second) const
+  {
+    bool zero = false;
+    if constexpr (std::is_floating_point<TInput2>::value)
+    {
+      // itk::Math::FloatAlmostEqual<double>(second, 0): the difference
+      // within 0.1 * DBL_EPSILON (its ULP test adds nothing near 0).
+      const double magnitude = static_cast<double>(second) < 0.0 ? -static_cast<double>(second)
+                                                                  : static_cast<double>(second);
+      zero = magnitude <= 0.1 * 2.220446049250313080847e-16;
+    }
+    else
+    {
+      zero = second == TInput2(0);
+    }
+    if (zero)
+    {
+      return CudaNumericMaximum<TOutput>();
+    }
+    return static_cast<TOutput>(first / second);
+  }
+};
+
+/** \class CudaDivideOrZeroOutFunctor
+ * \brief ITK's Functor::DivideOrZeroOut: Constant where the denominator is
+ * below Threshold (DivideOrZeroOutImageFilter's parameters), else the
+ * quotient of both converted to the output type.
+ * \ingroup CudaCommon */
+template <typename TNumerator, typename TDenominator = TNumerator, typename TOutput = TNumerator>
+struct CudaDivideOrZeroOutFunctor
+{
+  TDenominator Threshold{};
+  TOutput      Constant{};
+  __host__ __device__ TOutput
+  operator()(TNumerator numerator, TDenominator denominator) const
+  {
+    if (denominator < Threshold)
+    {
+      return Constant;
+    }
+    return static_cast<TOutput>(numerator) / static_cast<TOutput>(denominator);
+  }
+};
+
+/** The elementary functions of ITK's Sqrt, Exp and Log functors. */
+enum class CudaElementaryFunction
+{
+  Sqrt,
+  Exp,
+  Log
+};
+
+/** \class CudaElementaryFunctor
+ * \brief ITK's Functor::Sqrt, Exp and Log: the function of the input
+ * converted to double, converted to the output type. The square root is
+ * correctly rounded on both sides; exp and log agree with the host's libm
+ * to within an ulp of double, which the conversion to a float output
+ * almost always hides.
+ * \ingroup CudaCommon */
+template <CudaElementaryFunction VFunction, typename TInput, typename TOutput = TInput>
+struct CudaElementaryFunctor
+{
+  __host__ __device__ TOutput
+  operator()(TInput pixel) const
+  {
+    const double value = static_cast<double>(pixel);
+    if constexpr (VFunction == CudaElementaryFunction::Sqrt)
+    {
+      return static_cast<TOutput>(sqrt(value));
+    }
+    else if constexpr (VFunction == CudaElementaryFunction::Exp)
+    {
+      return static_cast<TOutput>(exp(value));
+    }
+    else
+    {
+      return static_cast<TOutput>(log(value));
+    }
+  }
+};
+template <typename TInput, typename TOutput = TInput>
+using CudaSqrtFunctor = CudaElementaryFunctor<CudaElementaryFunction::Sqrt, TInput, TOutput>;
+template <typename TInput, typename TOutput = TInput>
+using CudaExpFunctor = CudaElementaryFunctor<CudaElementaryFunction::Exp, TInput, TOutput>;
+template <typename TInput, typename TOutput = TInput>
+using CudaLogFunctor = CudaElementaryFunctor<CudaElementaryFunction::Log, TInput, TOutput>;
+
+/** \class CudaBinaryThresholdFunctor
+ * \brief ITK's Functor::BinaryThreshold: InsideValue where Lower <= pixel
+ * <= Upper, else OutsideValue (BinaryThresholdImageFilter's parameters).
+ * \ingroup CudaCommon */
+template <typename TInput, typename TOutput>
+struct CudaBinaryThresholdFunctor
+{
+  TInput  Lower{};
+  TInput  Upper{};
+  TOutput InsideValue{};
+  TOutput OutsideValue{};
+  __host__ __device__ TOutput
+  operator()(TInput pixel) const
+  {
+    return Lower <= pixel && pixel <= Upper ? InsideValue : OutsideValue;
+  }
+};
+
+/** \class CudaThresholdFunctor
+ * \brief ThresholdImageFilter's rule: the pixel where Lower <= pixel <=
+ * Upper, else OutsideValue.
+ * \ingroup CudaCommon */
+template <typename TPixel>
+struct CudaThresholdFunctor
+{
+  TPixel Lower{};
+  TPixel Upper{};
+  TPixel OutsideValue{};
+  __host__ __device__ TPixel
+  operator()(TPixel pixel) const
+  {
+    return Lower <= pixel && pixel <= Upper ? pixel : OutsideValue;
+  }
+};
+
+/** \class CudaCastFunctor
+ * \brief CastImageFilter's static_cast of a scalar pixel, as x86-64 (the
+ * platform of ITK's wheels) computes it, also where C++ leaves it undefined:
+ * a floating-point value converted to an integer of 16 bits or less and to
+ * int through a 32-bit int, to a 32-bit unsigned and a 64-bit signed integer
+ * through a 64-bit int (values out of that range, and NaN, give its most
+ * negative value, as cvttss2si does), where the GPU's own conversion would
+ * saturate. (A 64-bit unsigned output from floating point is converted as
+ * the GPU does: x86-64 has no one instruction for it.)
+ * \ingroup CudaCommon */
+template <typename TInput, typename TOutput>
+struct CudaCastFunctor
+{
+  __host__ __device__ TOutput
+  operator()(TInput pixel) const
+  {
+    if constexpr (std::is_floating_point<TInput>::value && std::is_integral<TOutput>::value &&
+                  (sizeof(TOutput) < 4 || (sizeof(TOutput) == 4 && std::is_signed<TOutput>::value)))
+    {
+      const int32_t truncated = pixel >= TInput(-2147483648.0) && pixel < TInput(2147483648.0)
+                                  ? static_cast<int32_t>(pixel)
+                                  : INT32_MIN;
+      return static_cast<TOutput>(truncated);
+    }
+    else if constexpr (std::is_floating_point<TInput>::value && std::is_integral<TOutput>::value &&
+                       (sizeof(TOutput) == 4 || std::is_signed<TOutput>::value))
+    {
+      const int64_t truncated = pixel >= TInput(-9223372036854775808.0) && pixel < TInput(9223372036854775808.0)
+                                  ? static_cast<int64_t>(pixel)
+                                  : INT64_MIN;
+      return static_cast<TOutput>(truncated);
+    }
+    else
+    {
+      return static_cast<TOutput>(pixel);
+    }
   }
 };
 } // namespace itk

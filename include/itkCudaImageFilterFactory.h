@@ -30,9 +30,14 @@ namespace itk
  * returns a CudaAddImageFilter, so code written for ITK's filters (RTK's
  * pipelines) keeps its images on the GPU without a change.
  *
- * Covered: SquareImageFilter, AbsImageFilter, AddImageFilter,
- * SubtractImageFilter, MultiplyImageFilter, MaximumImageFilter and
- * MinimumImageFilter (all inputs and the output one type), of CudaImage<float, D> and CudaImage<double, D> for D in {2, 3, 4}. Any other type or filter keeps ITK's. Each CUDA filter
+ * Covered, of CudaImage<float, D> and CudaImage<double, D> for D in
+ * {2, 3, 4}, all inputs and the output of one type: SquareImageFilter,
+ * AbsImageFilter, AddImageFilter, SubtractImageFilter, MultiplyImageFilter,
+ * MaximumImageFilter, MinimumImageFilter, DivideImageFilter,
+ * DivideOrZeroOutImageFilter, SqrtImageFilter, ExpImageFilter,
+ * LogImageFilter, ThresholdImageFilter, BinaryThresholdImageFilter and
+ * CastImageFilter (also between float and double). Any other type or filter
+ * keeps ITK's. Each CUDA filter
  * is a subclass of the ITK filter it stands for: ITK's parameters are its
  * parameters, and without a CUDA device (or with GPUEnabled off) it runs
  * ITK's code. It is made with ITK's defaults where they differ from the

@@ -21,7 +21,8 @@
 #include "itkCudaVectorPixel.h"
 
 // The kernels of CudaSubtractImageFilter, CudaMultiplyImageFilter,
-// CudaMaximumImageFilter and CudaMinimumImageFilter for their pixel types
+// CudaMaximumImageFilter, CudaMinimumImageFilter, CudaDivideImageFilter and
+// CudaDivideOrZeroOutImageFilter for their pixel types
 // (two images, or one and a constant): Add's scalars, and for the difference
 // Add's vectors too (displacement fields).
 #define ITK_CUDA_ARITHMETIC_INSTANTIATE(FUNCTOR, T)                                                                \
@@ -53,3 +54,12 @@ ITK_CUDA_ARITHMETIC_INSTANTIATE(CudaSubtractFunctor, VectorFloat4);
 ITK_CUDA_SCALAR_ARITHMETIC_INSTANTIATE(CudaMultiplyFunctor);
 ITK_CUDA_SCALAR_ARITHMETIC_INSTANTIATE(CudaMaximumFunctor);
 ITK_CUDA_SCALAR_ARITHMETIC_INSTANTIATE(CudaMinimumFunctor);
+ITK_CUDA_ARITHMETIC_INSTANTIATE(CudaDivideFunctor, float);
+ITK_CUDA_ARITHMETIC_INSTANTIATE(CudaDivideFunctor, double);
+ITK_CUDA_ARITHMETIC_INSTANTIATE(CudaDivideFunctor, int);
+ITK_CUDA_ARITHMETIC_INSTANTIATE(CudaDivideFunctor, uint);
+ITK_CUDA_ARITHMETIC_INSTANTIATE(CudaDivideFunctor, short);
+ITK_CUDA_ARITHMETIC_INSTANTIATE(CudaDivideFunctor, ushort);
+ITK_CUDA_ARITHMETIC_INSTANTIATE(CudaDivideFunctor, uchar);
+ITK_CUDA_ARITHMETIC_INSTANTIATE(CudaDivideOrZeroOutFunctor, float);
+ITK_CUDA_ARITHMETIC_INSTANTIATE(CudaDivideOrZeroOutFunctor, double);

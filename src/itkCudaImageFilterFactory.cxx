@@ -18,15 +18,24 @@
 #include "itkCudaImageFilterFactory.h"
 #include "itkCudaAbsImageFilter.h"
 #include "itkCudaAddImageFilter.h"
+#include "itkCudaBinaryThresholdImageFilter.h"
+#include "itkCudaCastImageFilter.h"
+#include "itkCudaDivideImageFilter.h"
+#include "itkCudaDivideOrZeroOutImageFilter.h"
+#include "itkCudaExpImageFilter.h"
+#include "itkCudaLogImageFilter.h"
 #include "itkCudaMaximumImageFilter.h"
 #include "itkCudaMinimumImageFilter.h"
 #include "itkCudaMultiplyImageFilter.h"
 #include "itkCudaSubtractImageFilter.h"
 #include "itkCudaImage.h"
 #include "itkCudaProcessGlobal.h"
+#include "itkCudaSqrtImageFilter.h"
 #include "itkCudaSquareImageFilter.h"
+#include "itkCudaThresholdImageFilter.h"
 #include "itkVersion.h"
 
+#include <type_traits>
 #include <typeinfo>
 
 namespace itk
@@ -78,6 +87,19 @@ CudaImageFilterFactory::RegisterOverridesFor()
   this->Override<MultiplyImageFilter<ImageType, ImageType, ImageType>, CudaMultiplyImageFilter<ImageType>>();
   this->Override<MaximumImageFilter<ImageType, ImageType, ImageType>, CudaMaximumImageFilter<ImageType>>();
   this->Override<MinimumImageFilter<ImageType, ImageType, ImageType>, CudaMinimumImageFilter<ImageType>>();
+  this->Override<DivideImageFilter<ImageType, ImageType, ImageType>, CudaDivideImageFilter<ImageType>>();
+  this->Override<DivideOrZeroOutImageFilter<ImageType, ImageType, ImageType>,
+                 CudaDivideOrZeroOutImageFilter<ImageType>>();
+  this->Override<SqrtImageFilter<ImageType, ImageType>, CudaSqrtImageFilter<ImageType>>();
+  this->Override<ExpImageFilter<ImageType, ImageType>, CudaExpImageFilter<ImageType>>();
+  this->Override<LogImageFilter<ImageType, ImageType>, CudaLogImageFilter<ImageType>>();
+  this->Override<ThresholdImageFilter<ImageType>, CudaThresholdImageFilter<ImageType>>();
+  this->Override<BinaryThresholdImageFilter<ImageType, ImageType>, CudaBinaryThresholdImageFilter<ImageType>>();
+  // Casts to the same type and between float and double.
+  using OtherRealImageType = CudaImage<typename std::conditional<std::is_same<TPixel, float>::value, double, float>::type,
+                                       VDimension>;
+  this->Override<CastImageFilter<ImageType, ImageType>, CudaCastImageFilter<ImageType, ImageType>>();
+  this->Override<CastImageFilter<ImageType, OtherRealImageType>, CudaCastImageFilter<ImageType, OtherRealImageType>>();
 }
 
 CudaImageFilterFactory::CudaImageFilterFactory()
@@ -99,7 +121,8 @@ CudaImageFilterFactory::GetITKSourceVersion() const
 const char *
 CudaImageFilterFactory::GetDescription() const
 {
-  return "Makes ITK's filters of CudaImages (Square, Abs, Add, Subtract, Multiply, Maximum, Minimum) their CUDA counterparts";
+  return "Makes ITK's filters of CudaImages (Square, Abs, Add, Subtract, Multiply, Maximum, Minimum, Divide, "
+         "DivideOrZeroOut, Sqrt, Exp, Log, Threshold, BinaryThreshold, Cast) their CUDA counterparts";
 }
 
 void

@@ -1,0 +1,132 @@
+# Copyright CudaCommon contributors. Licensed under the Apache License, Version 2.0.
+"""CudaDivideImageFilter, CudaDivideOrZeroOutImageFilter, CudaSqrtImageFilter,
+CudaExpImageFilter, CudaLogImageFilter, CudaThresholdImageFilter,
+CudaBinaryThresholdImageFilter and CudaCastImageFilter from Python: their
+class and snake_case forms, against NumPy and ITK's filters from the wheel,
+on the GPU with a device and through the CPU parent with GPUEnabled off."""
+
+import itk
+import numpy as np
+import pytest
+
+import itk_cudacommon as icc
+from test_filters import ITK_TYPES, random_image
+from test_functor_filters import itk_reference
+
+PATHS = [True, False]
+
+
+def skip_without_gpu(gpu_enabled):
+    if gpu_enabled and not icc.IsCudaAvailable():
+        pytest.skip(f"no CUDA device: {icc.CudaUnavailableReason()}")
+
+
+def cuda_image(values):
+    """A CudaImage of `values` (through an itk.Image, as random_image makes them)."""
+    return icc.cuda_image_from_image(itk.image_from_array(np.ascontiguousarray(values)))
+
+
+def with_zeros(values):
+    """Some exact zeros among the values (a divisor's)."""
+    values = values.copy()
+    values.flat[::7] = 0
+    return values
+
+
+@pytest.mark.parametrize("code", ["F", "D"])
+@pytest.mark.parametrize("gpu_enabled", PATHS)
+def test_divide(code, gpu_enabled):
+    skip_without_gpu(gpu_enabled)
+    first, a = random_image(code, 3, seed=21)
+    _, b = random_image(code, 3, seed=22)
+    b = with_zeros(b)
+    second = cuda_image(b)
+    result = itk.cuda_divide_image_filter(first, second, GPUEnabled=gpu_enabled)
+    assert type(result) is itk.CudaImage[ITK_TYPES[code], 3]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = np.where(b != 0, a / np.where(b != 0, b, 1), np.finfo(a.dtype).max).astype(a.dtype)
+    np.testing.assert_array_equal(np.asarray(result), expected)
+    reference = itk_reference("divide_image_filter", a, b)
+    if reference is not None:
+        np.testing.assert_array_equal(np.asarray(result), reference)
+    # A constant divisor; a zero one is refused as ITK refuses it.
+    divide = itk.CudaDivideImageFilter[type(first)].New(first, GPUEnabled=gpu_enabled)
+    divide.SetConstant2(4.0)
+    divide.Update()
+    np.testing.assert_array_equal(np.asarray(divide.GetOutput()), (a / a.dtype.type(4)).astype(a.dtype))
+    divide.SetConstant2(0.0)
+    with pytest.raises(RuntimeError, match="denominator should not be set to zero"):
+        divide.Update()
+
+
+@pytest.mark.parametrize("gpu_enabled", PATHS)
+def test_divide_or_zero_out(gpu_enabled):
+    skip_without_gpu(gpu_enabled)
+    first, a = random_image("F", 3, seed=23)
+    second, b = random_image("F", 3, seed=24)
+    divide = itk.CudaDivideOrZeroOutImageFilter[type(first)].New(first, second, GPUEnabled=gpu_enabled)
+    divide.SetThreshold(5.0)
+    divide.SetConstant(-1.0)
+    divide.Update()
+    expected = np.where(b < 5.0, np.float32(-1.0), a / np.where(b < 5.0, 1, b)).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(divide.GetOutput()), expected)
+    assert divide.GetThreshold() == 5.0 and divide.GetConstant() == -1.0
+
+
+@pytest.mark.parametrize("name,function", [("sqrt", np.sqrt), ("exp", np.exp), ("log", np.log)])
+@pytest.mark.parametrize("code", ["F", "D"])
+@pytest.mark.parametrize("gpu_enabled", PATHS)
+def test_elementary_functions(name, function, code, gpu_enabled):
+    skip_without_gpu(gpu_enabled)
+    _, values = random_image(code, 2, seed=25)
+    if name != "exp":
+        values = np.abs(values)
+    image = cuda_image(values)
+    result = getattr(itk, f"cuda_{name}_image_filter")(image, GPUEnabled=gpu_enabled)
+    assert type(result) is itk.CudaImage[ITK_TYPES[code], 2]
+    # In double, converted: within an ulp of the output type (exp and log of
+    # the device's libm).
+    with np.errstate(divide="ignore", over="ignore"):
+        expected = function(values.astype(np.float64)).astype(values.dtype)
+    np.testing.assert_array_max_ulp(np.asarray(result), expected, maxulp=1)
+    assert getattr(itk, f"cuda_{name}_image_filter") is getattr(itk.CudaCommon, f"cuda_{name}_image_filter")
+
+
+@pytest.mark.parametrize("gpu_enabled", PATHS)
+def test_binary_threshold_into_unsigned_char(gpu_enabled):
+    skip_without_gpu(gpu_enabled)
+    image, values = random_image("F", 3, seed=26)
+    threshold = itk.CudaBinaryThresholdImageFilter[type(image), itk.CudaImage[itk.UC, 3]].New(
+        image, LowerThreshold=-10.0, UpperThreshold=20.0, InsideValue=255, OutsideValue=3, GPUEnabled=gpu_enabled)
+    threshold.Update()
+    expected = np.where((values >= -10) & (values <= 20), 255, 3).astype(np.uint8)
+    np.testing.assert_array_equal(np.asarray(threshold.GetOutput()), expected)
+    threshold.SetLowerThreshold(30.0)
+    with pytest.raises(RuntimeError, match="Lower threshold cannot be greater than upper threshold"):
+        threshold.Update()
+
+
+@pytest.mark.parametrize("gpu_enabled", PATHS)
+def test_threshold(gpu_enabled):
+    skip_without_gpu(gpu_enabled)
+    image, values = random_image("D", 3, seed=27)
+    result = itk.cuda_threshold_image_filter(image, Lower=-5.0, Upper=40.0, OutsideValue=-99.0, GPUEnabled=gpu_enabled)
+    expected = np.where((values >= -5) & (values <= 40), values, -99.0)
+    np.testing.assert_array_equal(np.asarray(result), expected)
+
+
+@pytest.mark.parametrize("pair", [("F", "D"), ("D", "F"), ("F", "UC"), ("UC", "F"), ("F", "F")])
+@pytest.mark.parametrize("gpu_enabled", PATHS)
+def test_cast(pair, gpu_enabled):
+    skip_without_gpu(gpu_enabled)
+    source, target = pair
+    _, values = random_image(source, 3, seed=28)
+    if target == "UC":
+        values = np.abs(values)  # values unsigned char holds
+    image = cuda_image(values)
+    output_type = itk.CudaImage[ITK_TYPES[target], 3]
+    cast = itk.CudaCastImageFilter[type(image), output_type].New(image, GPUEnabled=gpu_enabled)
+    cast.Update()
+    result = np.asarray(cast.GetOutput())
+    assert result.dtype == np.dtype({"F": np.float32, "D": np.float64, "UC": np.uint8}[target])
+    np.testing.assert_array_equal(result, values.astype(result.dtype))
