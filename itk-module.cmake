@@ -8,6 +8,7 @@ itk_module(CudaCommon
   DEPENDS
     ITKCommon
     ITKImageIntensity
+    ITKThresholding
   TEST_DEPENDS
     ITKGoogleTest
     ITKImageIntensity
