@@ -260,8 +260,9 @@ struct CudaMinimumFunctor
 /** \class CudaDivideFunctor
  * \brief ITK's Functor::Div: `first / second` in C++'s arithmetic, converted
  * to the output type, where the divisor is not zero as itk::Math::AlmostEquals
- * sees it (an integer equal to 0; a floating-point value within 0.1 of
- * double's epsilon of 0); else the largest value of the output type.
+ * sees it (an integer equal to 0; a float within 0.1 of float's epsilon of
+ * 0, a double within 0.1 of double's); else the largest value of the output
+ * type.
  * \ingroup CudaCommon */
 template <typename TInput1, typename TInput2 = TInput1, typename TOutput = TInput1>
 struct CudaDivideFunctor
@@ -270,13 +271,15 @@ struct CudaDivideFunctor
   operator()(TInput1 first, TInput2 second) const
   {
     bool zero = false;
-    if constexpr (std::is_floating_point<TInput2>::value)
+    if constexpr (std::is_same<TInput2, float>::value)
     {
-      // itk::Math::FloatAlmostEqual<double>(second, 0): the difference
-      // within 0.1 * DBL_EPSILON (its ULP test adds nothing near 0).
-      const double magnitude = static_cast<double>(second) < 0.0 ? -static_cast<double>(second)
-                                                                  : static_cast<double>(second);
-      zero = magnitude <= 0.1 * 2.220446049250313080847e-16;
+      // itk::Math::FloatAlmostEqual<float>(second, 0): within 0.1 of
+      // float's epsilon, as a float (its ULP test adds nothing near 0).
+      zero = fabsf(second) <= static_cast<float>(0.1 * 1.1920928955078125e-7);
+    }
+    else if constexpr (std::is_floating_point<TInput2>::value)
+    {
+      zero = fabs(static_cast<double>(second)) <= 0.1 * 2.220446049250313080847e-16; // FloatAlmostEqual<double>
     }
     else
     {

@@ -95,7 +95,9 @@ MakePixels(size_t count, unsigned int seed, double low, double high)
                           std::numeric_limits<T>::quiet_NaN(),
                           static_cast<T>(1e-17),
                           static_cast<T>(-2e-17),
-                          static_cast<T>(3e-17) };
+                          static_cast<T>(3e-17),
+                          static_cast<T>(1.1e-8), // near float's zero of itk::Math::AlmostEquals
+                          static_cast<T>(-1.2e-8) };
     std::copy(std::begin(special), std::end(special), pixels.begin() + 3);
   }
   return pixels;
@@ -437,7 +439,15 @@ ExpectDivideFunctorLikeITKs()
   for (size_t i = 0; i < 200000; ++i)
   {
     const T a = values[pick(generator)];
-    const T b = i % 7 == 0 ? T(0) : values[pick(generator)];
+    T b = values[pick(generator)];
+    if (i % 7 == 0)
+    {
+      b = T(0);
+    }
+    else if (i % 7 == 1)
+    {
+      b = static_cast<T>(b * 1e-40); // near zero, on both sides of AlmostEquals' bound
+    }
     if constexpr (std::is_integral<T>::value && std::is_signed<T>::value)
     {
       if (a == std::numeric_limits<T>::lowest() && b == T(-1))
