@@ -35,8 +35,9 @@ namespace itk
  * AbsImageFilter, AddImageFilter, SubtractImageFilter, MultiplyImageFilter,
  * MaximumImageFilter, MinimumImageFilter, DivideImageFilter,
  * DivideOrZeroOutImageFilter, SqrtImageFilter, ExpImageFilter,
- * LogImageFilter, ThresholdImageFilter, BinaryThresholdImageFilter and
- * CastImageFilter (also between float and double). Any other type or filter
+ * LogImageFilter, ThresholdImageFilter, BinaryThresholdImageFilter,
+ * CastImageFilter (also between float and double) and ExtractImageFilter
+ * (also into one dimension fewer). Any other type or filter
  * keeps ITK's. Each CUDA filter
  * is a subclass of the ITK filter it stands for: ITK's parameters are its
  * parameters, and without a CUDA device (or with GPUEnabled off) it runs

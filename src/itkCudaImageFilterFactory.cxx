@@ -23,6 +23,7 @@
 #include "itkCudaDivideImageFilter.h"
 #include "itkCudaDivideOrZeroOutImageFilter.h"
 #include "itkCudaExpImageFilter.h"
+#include "itkCudaExtractImageFilter.h"
 #include "itkCudaLogImageFilter.h"
 #include "itkCudaMaximumImageFilter.h"
 #include "itkCudaMinimumImageFilter.h"
@@ -100,6 +101,13 @@ CudaImageFilterFactory::RegisterOverridesFor()
                                        VDimension>;
   this->Override<CastImageFilter<ImageType, ImageType>, CudaCastImageFilter<ImageType, ImageType>>();
   this->Override<CastImageFilter<ImageType, OtherRealImageType>, CudaCastImageFilter<ImageType, OtherRealImageType>>();
+  // Regions, of the image's dimension and one fewer (a slice, a volume of a series).
+  this->Override<ExtractImageFilter<ImageType, ImageType>, CudaExtractImageFilter<ImageType, ImageType>>();
+  if constexpr (VDimension > 2)
+  {
+    using SliceType = CudaImage<TPixel, VDimension - 1>;
+    this->Override<ExtractImageFilter<ImageType, SliceType>, CudaExtractImageFilter<ImageType, SliceType>>();
+  }
 }
 
 CudaImageFilterFactory::CudaImageFilterFactory()
@@ -122,7 +130,7 @@ const char *
 CudaImageFilterFactory::GetDescription() const
 {
   return "Makes ITK's filters of CudaImages (Square, Abs, Add, Subtract, Multiply, Maximum, Minimum, Divide, "
-         "DivideOrZeroOut, Sqrt, Exp, Log, Threshold, BinaryThreshold, Cast) their CUDA counterparts";
+         "DivideOrZeroOut, Sqrt, Exp, Log, Threshold, BinaryThreshold, Cast, Extract) their CUDA counterparts";
 }
 
 void

@@ -24,6 +24,15 @@
 #include "itkCudaSubtractImageFilter.h"
 #include "itkCudaSquareImageFilter.h"
 #include "itkCudaTestUtilities.h"
+#include "itkBinaryThresholdImageFilter.h"
+#include "itkCastImageFilter.h"
+#include "itkDivideImageFilter.h"
+#include "itkDivideOrZeroOutImageFilter.h"
+#include "itkExpImageFilter.h"
+#include "itkExtractImageFilter.h"
+#include "itkLogImageFilter.h"
+#include "itkSqrtImageFilter.h"
+#include "itkThresholdImageFilter.h"
 
 #include <cstdlib>
 #include <string>
@@ -102,6 +111,32 @@ TEST_F(CudaImageFilterFactoryTest, ITKsFiltersOfCudaImagesAreTheCUDAOnes)
   EXPECT_EQ(typeid(*plain), typeid(itk::AddImageFilter<PlainF3, PlainF3, PlainF3>));
   auto mixed = itk::SquareImageFilter<ImageF3, itk::CudaImage<double, 3>>::New();
   EXPECT_EQ(typeid(*mixed), typeid(itk::SquareImageFilter<ImageF3, itk::CudaImage<double, 3>>));
+}
+
+TEST_F(CudaImageFilterFactoryTest, ITKsIntensityThresholdCastAndExtractFiltersToo)
+{
+  using ImageD3 = itk::CudaImage<double, 3>;
+  using ImageF4 = itk::CudaImage<float, 4>;
+  const auto nameOf = [](const auto & filter) { return std::string(filter->GetNameOfClass()); };
+  EXPECT_EQ(nameOf(itk::DivideImageFilter<ImageF3, ImageF3, ImageF3>::New()), "CudaDivideImageFilter");
+  EXPECT_EQ(nameOf(itk::DivideOrZeroOutImageFilter<ImageD2, ImageD2, ImageD2>::New()),
+            "CudaDivideOrZeroOutImageFilter");
+  EXPECT_EQ(nameOf(itk::SqrtImageFilter<ImageF3, ImageF3>::New()), "CudaSqrtImageFilter");
+  EXPECT_EQ(nameOf(itk::ExpImageFilter<ImageD2, ImageD2>::New()), "CudaExpImageFilter");
+  EXPECT_EQ(nameOf(itk::LogImageFilter<ImageF4, ImageF4>::New()), "CudaLogImageFilter");
+  EXPECT_EQ(nameOf(itk::ThresholdImageFilter<ImageF4>::New()), "CudaThresholdImageFilter");
+  EXPECT_EQ(nameOf(itk::BinaryThresholdImageFilter<ImageF3, ImageF3>::New()), "CudaBinaryThresholdImageFilter");
+  EXPECT_EQ(nameOf(itk::CastImageFilter<ImageF3, ImageD3>::New()), "CudaCastImageFilter");
+  EXPECT_EQ(nameOf(itk::CastImageFilter<ImageD3, ImageF3>::New()), "CudaCastImageFilter");
+  EXPECT_EQ(nameOf(itk::ExtractImageFilter<ImageF3, ImageD2>::New()), "ExtractImageFilter") << "two pixel types";
+  EXPECT_EQ(nameOf(itk::ExtractImageFilter<ImageF3, itk::CudaImage<float, 2>>::New()), "CudaExtractImageFilter");
+  EXPECT_EQ(nameOf(itk::ExtractImageFilter<ImageF4, ImageF3>::New()), "CudaExtractImageFilter");
+  EXPECT_EQ(nameOf(itk::ExtractImageFilter<ImageD2, ImageD2>::New()), "CudaExtractImageFilter");
+  // Types it does not cover keep ITK's filter.
+  using ImageUC3 = itk::CudaImage<unsigned char, 3>;
+  EXPECT_EQ(nameOf(itk::BinaryThresholdImageFilter<ImageF3, ImageUC3>::New()), "BinaryThresholdImageFilter");
+  EXPECT_EQ(nameOf(itk::CastImageFilter<ImageF3, ImageUC3>::New()), "CastImageFilter");
+  EXPECT_EQ(nameOf(itk::DivideImageFilter<ImageUC3, ImageUC3, ImageUC3>::New()), "DivideImageFilter");
 }
 
 TEST_F(CudaImageFilterFactoryTest, TheFilterItMakesComputesWhatITKsDoes)

@@ -1,7 +1,8 @@
 # Copyright CudaCommon contributors. Licensed under the Apache License, Version 2.0.
 """CudaDivideImageFilter, CudaDivideOrZeroOutImageFilter, CudaSqrtImageFilter,
 CudaExpImageFilter, CudaLogImageFilter, CudaThresholdImageFilter,
-CudaBinaryThresholdImageFilter and CudaCastImageFilter from Python: their
+CudaBinaryThresholdImageFilter, CudaCastImageFilter and
+CudaExtractImageFilter from Python: their
 class and snake_case forms, against NumPy and ITK's filters from the wheel,
 on the GPU with a device and through the CPU parent with GPUEnabled off."""
 
@@ -130,3 +131,25 @@ def test_cast(pair, gpu_enabled):
     result = np.asarray(cast.GetOutput())
     assert result.dtype == np.dtype({"F": np.float32, "D": np.float64, "UC": np.uint8}[target])
     np.testing.assert_array_equal(result, values.astype(result.dtype))
+
+
+@pytest.mark.parametrize("gpu_enabled", PATHS)
+def test_extract_a_slice_and_a_region(gpu_enabled):
+    """CudaExtractImageFilter: a region of the image's dimension and a slice
+    (one dimension fewer), as ITK's ExtractImageFilter takes them."""
+    skip_without_gpu(gpu_enabled)
+    _, values = random_image("F", 3, seed=29)  # NumPy order: z, y, x = 3, 5, 7
+    image = cuda_image(values)
+    region = itk.ImageRegion[3]([1, 2, 0], [5, 3, 2])
+    extract = itk.CudaExtractImageFilter[type(image), type(image)].New(
+        image, ExtractionRegion=region, GPUEnabled=gpu_enabled)
+    extract.SetDirectionCollapseToSubmatrix()
+    extract.Update()
+    np.testing.assert_array_equal(np.asarray(extract.GetOutput()), values[0:2, 2:5, 1:6])
+    slice_type = itk.CudaImage[itk.F, 2]
+    extract = itk.CudaExtractImageFilter[type(image), slice_type].New(
+        image, ExtractionRegion=itk.ImageRegion[3]([0, 0, 1], [7, 5, 0]), GPUEnabled=gpu_enabled)
+    extract.SetDirectionCollapseToSubmatrix()
+    extract.Update()
+    assert type(extract.GetOutput()) is slice_type
+    np.testing.assert_array_equal(np.asarray(extract.GetOutput()), values[1])
