@@ -48,6 +48,8 @@
 // ITK's CPU filters, on the GPU and through their CPU parents.
 namespace
 {
+using itk::CudaTest::HostPixels;
+using itk::CudaTest::MakeImageOfPixels;
 constexpr unsigned int Dimension = 3;
 template <typename T>
 using CudaImageOf = itk::CudaImage<T, Dimension>;
@@ -108,25 +110,6 @@ MakePixels(size_t count, unsigned int seed)
   return pixels;
 }
 
-template <typename TImage>
-typename TImage::Pointer
-MakeImage(const std::vector<typename TImage::PixelType> & pixels)
-{
-  auto image = TImage::New();
-  image->SetRegions(OddSize());
-  image->Allocate();
-  std::copy(pixels.begin(), pixels.end(), image->GetBufferPointer());
-  return image;
-}
-
-template <typename TImage>
-std::vector<typename TImage::PixelType>
-HostPixels(TImage * image)
-{
-  const auto * buffer = image->GetBufferPointer(); // the GPU result comes down here
-  return { buffer, buffer + image->GetBufferedRegion().GetNumberOfPixels() };
-}
-
 /** Equal bit for bit (so -0 differs from +0 and NaN equals NaN). */
 template <typename T>
 ::testing::AssertionResult
@@ -151,7 +134,7 @@ std::vector<T>
 ReferenceAbs(const std::vector<T> & pixels)
 {
   auto filter = itk::AbsImageFilter<ImageOf<T>, ImageOf<T>>::New();
-  filter->SetInput(MakeImage<ImageOf<T>>(pixels));
+  filter->SetInput(MakeImageOfPixels<ImageOf<T>>(OddSize(), pixels));
   filter->Update();
   return HostPixels(filter->GetOutput());
 }
@@ -161,8 +144,8 @@ std::vector<T>
 ReferenceAdd(const std::vector<T> & first, const std::vector<T> & second)
 {
   auto filter = itk::AddImageFilter<ImageOf<T>, ImageOf<T>, ImageOf<T>>::New();
-  filter->SetInput1(MakeImage<ImageOf<T>>(first));
-  filter->SetInput2(MakeImage<ImageOf<T>>(second));
+  filter->SetInput1(MakeImageOfPixels<ImageOf<T>>(OddSize(), first));
+  filter->SetInput2(MakeImageOfPixels<ImageOf<T>>(OddSize(), second));
   filter->Update();
   return HostPixels(filter->GetOutput());
 }
@@ -307,7 +290,7 @@ ExpectAbsLikeITK(bool gpu)
   const auto pixels = MakePixels<T>(OddSize()[0] * OddSize()[1] * OddSize()[2], 7);
   auto       filter = itk::CudaAbsImageFilter<CudaImageOf<T>>::New();
   filter->SetGPUEnabled(gpu);
-  filter->SetInput(MakeImage<CudaImageOf<T>>(pixels));
+  filter->SetInput(MakeImageOfPixels<CudaImageOf<T>>(OddSize(), pixels));
   filter->Update();
   if (gpu)
   {
@@ -336,15 +319,15 @@ ExpectBinaryLikeITK(bool gpu, std::vector<T> first, std::vector<T> second)
   const size_t count = first.size();
   const auto   reference = [](const std::vector<T> & a, const std::vector<T> & b) {
     auto filter = TITKFilter::New();
-    filter->SetInput1(MakeImage<ImageOf<T>>(a));
-    filter->SetInput2(MakeImage<ImageOf<T>>(b));
+    filter->SetInput1(MakeImageOfPixels<ImageOf<T>>(OddSize(), a));
+    filter->SetInput2(MakeImageOfPixels<ImageOf<T>>(OddSize(), b));
     filter->Update();
     return HostPixels(filter->GetOutput());
   };
   auto filter = TCudaFilter::New();
   filter->SetGPUEnabled(gpu);
-  filter->SetInput1(MakeImage<CudaImageOf<T>>(first));
-  filter->SetInput2(MakeImage<CudaImageOf<T>>(second));
+  filter->SetInput1(MakeImageOfPixels<CudaImageOf<T>>(OddSize(), first));
+  filter->SetInput2(MakeImageOfPixels<CudaImageOf<T>>(OddSize(), second));
   filter->Update();
   if (gpu)
   {
@@ -356,7 +339,7 @@ ExpectBinaryLikeITK(bool gpu, std::vector<T> first, std::vector<T> second)
   filter->Update();
   EXPECT_TRUE(SameValues(HostPixels(filter->GetOutput()), reference(first, std::vector<T>(count, constant))));
   filter->SetConstant1(constant);
-  filter->SetInput2(MakeImage<CudaImageOf<T>>(second));
+  filter->SetInput2(MakeImageOfPixels<CudaImageOf<T>>(OddSize(), second));
   filter->Update();
   EXPECT_TRUE(SameValues(HostPixels(filter->GetOutput()), reference(std::vector<T>(count, constant), second)));
 }
@@ -480,13 +463,13 @@ TEST(CudaAddImageFilter, RunsInPlaceOnTheFirstInputsBuffers)
   const size_t count = OddSize()[0] * OddSize()[1] * OddSize()[2];
   const auto   first = MakePixels<float>(count, 3);
   const auto   second = MakePixels<float>(count, 4);
-  auto         input1 = MakeImage<ImageType>(first);
+  auto         input1 = MakeImageOfPixels<ImageType>(OddSize(), first);
   input1->GetCudaDataManager()->GetGPUBufferPointer(); // the first input lives on the device
   const void * device = input1->GetCudaDataManager()->GetConstGPUBufferPointer();
   auto         filter = itk::CudaAddImageFilter<ImageType>::New();
   filter->InPlaceOn();
   filter->SetInput1(input1);
-  filter->SetInput2(MakeImage<ImageType>(second));
+  filter->SetInput2(MakeImageOfPixels<ImageType>(OddSize(), second));
   input1 = nullptr;
   filter->Update();
   EXPECT_EQ(filter->GetOutput()->GetCudaDataManager()->GetConstGPUBufferPointer(), device);
@@ -501,8 +484,8 @@ TEST(CudaAddImageFilter, AddsStreamedPiecesOfLargerInputs)
   const auto   first = MakePixels<short>(count, 5);
   const auto   second = MakePixels<short>(count, 6);
   auto         add = itk::CudaAddImageFilter<ImageType>::New();
-  auto         input1 = MakeImage<ImageType>(first);
-  auto         input2 = MakeImage<ImageType>(second);
+  auto         input1 = MakeImageOfPixels<ImageType>(OddSize(), first);
+  auto         input2 = MakeImageOfPixels<ImageType>(OddSize(), second);
   input1->GetCudaDataManager()->GetGPUBufferPointer();
   add->SetInput1(input1);
   add->SetInput2(input2);
@@ -671,7 +654,7 @@ TEST(CudaUnaryFunctorImageFilter, RunsAFunctorOfOnesOwnOnBothPaths)
     auto filter = CudaScaleAndShiftImageFilter<ImageType>::New();
     filter->SetScaleAndShift(3.0f, -7.0f);
     filter->SetGPUEnabled(gpu);
-    filter->SetInput(MakeImage<ImageType>(pixels));
+    filter->SetInput(MakeImageOfPixels<ImageType>(OddSize(), pixels));
     filter->Update();
     EXPECT_TRUE(SameBits(HostPixels(filter->GetOutput()), expected)) << (gpu ? "GPU" : "CPU parent");
   }
@@ -716,7 +699,7 @@ ExpectProgressLikeITK(bool gpu)
   using ImageType = CudaImageOf<float>;
   auto filter = itk::CudaSquareImageFilter<ImageType>::New();
   filter->SetGPUEnabled(gpu);
-  filter->SetInput(MakeImage<ImageType>(MakePixels<float>(OddSize()[0] * OddSize()[1] * OddSize()[2], 1)));
+  filter->SetInput(MakeImageOfPixels<ImageType>(OddSize(), MakePixels<float>(OddSize()[0] * OddSize()[1] * OddSize()[2], 1)));
   EventLog log;
   Observe(filter, log);
   filter->Update();
@@ -748,7 +731,7 @@ TEST(CudaFilterEvents, AnObserverAbortsTheUpdateBeforeTheGPUWork)
   ITK_CUDA_SKIP_WITHOUT_GPU();
   using ImageType = CudaImageOf<float>;
   const auto pixels = MakePixels<float>(OddSize()[0] * OddSize()[1] * OddSize()[2], 2);
-  auto       input = MakeImage<ImageType>(pixels);
+  auto       input = MakeImageOfPixels<ImageType>(OddSize(), pixels);
   auto       filter = itk::CudaAbsImageFilter<ImageType>::New();
   filter->SetInput(input);
   EventLog log;

@@ -51,6 +51,8 @@
 namespace
 {
 using itk::CudaTest::ExceptionMessage;
+using itk::CudaTest::HostPixels;
+using itk::CudaTest::MakeImageOfPixels;
 constexpr unsigned int Dimension = 3;
 template <typename T>
 using CudaImageOf = itk::CudaImage<T, Dimension>;
@@ -101,25 +103,6 @@ MakePixels(size_t count, unsigned int seed, double low, double high)
     std::copy(std::begin(special), std::end(special), pixels.begin() + 3);
   }
   return pixels;
-}
-
-template <typename TImage>
-typename TImage::Pointer
-MakeImage(const std::vector<typename TImage::PixelType> & pixels)
-{
-  auto image = TImage::New();
-  image->SetRegions(OddSize());
-  image->Allocate();
-  std::copy(pixels.begin(), pixels.end(), image->GetBufferPointer());
-  return image;
-}
-
-template <typename TImage>
-std::vector<typename TImage::PixelType>
-HostPixels(const TImage * image)
-{
-  const auto * buffer = image->GetBufferPointer(); // a GPU result comes down here
-  return { buffer, buffer + image->GetBufferedRegion().GetNumberOfPixels() };
 }
 
 /** Equal, bit for bit but for the sign of NaNs (x86 makes negative NaNs,
@@ -174,9 +157,9 @@ ExpectLikeITK(bool gpu, int ulps, const TConfigure & configure, const std::vecto
   auto filter = TCudaFilter::New();
   filter->SetGPUEnabled(gpu);
   unsigned int index = 0;
-  (reference->SetInput(index++, MakeImage<ImageOf<TPixels>>(inputs)), ...);
+  (reference->SetInput(index++, MakeImageOfPixels<ImageOf<TPixels>>(OddSize(), inputs)), ...);
   index = 0;
-  (filter->SetInput(index++, MakeImage<CudaImageOf<TPixels>>(inputs)), ...);
+  (filter->SetInput(index++, MakeImageOfPixels<CudaImageOf<TPixels>>(OddSize(), inputs)), ...);
   configure(reference.GetPointer());
   configure(filter.GetPointer());
   reference->Update();
@@ -236,7 +219,7 @@ TEST_P(CudaIntensityFilters, DivideByAConstantZeroIsRefusedAsITKRefusesIt)
   SKIP_WITHOUT_GPU_IF(GetParam());
   auto filter = itk::CudaDivideImageFilter<CudaImageOf<float>>::New();
   filter->SetGPUEnabled(GetParam());
-  filter->SetInput1(MakeImage<CudaImageOf<float>>(std::vector<float>(OddCount(), 1.0f)));
+  filter->SetInput1(MakeImageOfPixels<CudaImageOf<float>>(OddSize(), std::vector<float>(OddCount(), 1.0f)));
   filter->SetConstant2(1e-18f); // zero as itk::Math::AlmostEquals sees it
   const std::string message = ExceptionMessage([&] { filter->Update(); });
   EXPECT_NE(message.find("denominator should not be set to zero"), std::string::npos) << message;
@@ -330,7 +313,7 @@ TEST_P(CudaIntensityFilters, BinaryThresholdRefusesALowerAboveTheUpperAsITK)
   SKIP_WITHOUT_GPU_IF(GetParam());
   auto filter = itk::CudaBinaryThresholdImageFilter<CudaImageOf<float>, CudaImageOf<unsigned char>>::New();
   filter->SetGPUEnabled(GetParam());
-  filter->SetInput(MakeImage<CudaImageOf<float>>(std::vector<float>(OddCount(), 1.0f)));
+  filter->SetInput(MakeImageOfPixels<CudaImageOf<float>>(OddSize(), std::vector<float>(OddCount(), 1.0f)));
   filter->SetLowerThreshold(2.0f);
   filter->SetUpperThreshold(1.0f);
   const std::string message = ExceptionMessage([&] { filter->Update(); });
@@ -396,7 +379,7 @@ TEST_P(CudaIntensityFilters, CastMatchesITK)
 
 TEST(CudaIntensityFilters, CastInPlaceOfOneTypeComputesNothing)
 {
-  auto image = MakeImage<CudaImageOf<float>>(MakePixels<float>(OddCount(), 13, -1.0, 1.0));
+  auto image = MakeImageOfPixels<CudaImageOf<float>>(OddSize(), MakePixels<float>(OddCount(), 13, -1.0, 1.0));
   const float * buffer = image->GetBufferPointer();
   auto          cast = itk::CudaCastImageFilter<CudaImageOf<float>, CudaImageOf<float>>::New();
   cast->SetInput(image);

@@ -35,6 +35,7 @@
 // between chunks and an error mid-stream. On the GPU.
 namespace
 {
+using itk::CudaTest::HostPixels;
 using ImageType = itk::CudaImage<float, 3>;
 constexpr size_t Chunk = size_t{ 1 } << 20; // 1 MiB: many chunks of a small image
 
@@ -98,13 +99,6 @@ ObserveProgress(itk::ProcessObject * filter, ProgressLog & log)
     }
   });
   filter->AddObserver(itk::ProgressEvent(), command);
-}
-
-std::vector<float>
-HostPixels(const ImageType * image)
-{
-  const float * buffer = image->GetBufferPointer();
-  return { buffer, buffer + image->GetBufferedRegion().GetNumberOfPixels() };
 }
 
 TEST(CudaStreamedTransform, SquaresAPinnedImageInPlaceChunkByChunk)

@@ -25,6 +25,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -250,6 +251,27 @@ std::vector<typename TImage::PixelType>
 DeviceCopy(const SmartPointer<TImage> & image)
 {
   return DeviceCopy(image.GetPointer());
+}
+
+/** A new image of `size` holding `pixels` (in buffer order; as many as the size has). */
+template <typename TImage>
+typename TImage::Pointer
+MakeImageOfPixels(const typename TImage::SizeType & size, const std::vector<typename TImage::PixelType> & pixels)
+{
+  auto image = TImage::New();
+  image->SetRegions(size);
+  image->Allocate();
+  std::copy(pixels.begin(), pixels.end(), image->GetBufferPointer());
+  return image;
+}
+
+/** The buffered pixels of `image`, read through its host buffer (so a GPU result comes down). */
+template <typename TImage>
+std::vector<typename TImage::PixelType>
+HostPixels(const TImage * image)
+{
+  const auto * buffer = image->GetBufferPointer();
+  return { buffer, buffer + image->GetBufferedRegion().GetNumberOfPixels() };
 }
 
 /** The message of the itk::ExceptionObject thrown by `f`, or "" if none was thrown. */
