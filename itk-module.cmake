@@ -9,6 +9,7 @@ itk_module(CudaCommon
     ITKCommon
     ITKImageIntensity
     ITKThresholding
+    ITKImageStatistics
   TEST_DEPENDS
     ITKGoogleTest
     ITKImageIntensity

@@ -19,7 +19,7 @@
 #            (ITKGroup_Core=OFF: the Core group alone would add 20 IO modules).
 #            module: a shared-library ITK build tree for CudaCommon as an
 #            ITK module (scripts/test-itk-module.sh): ITKCommon,
-#            ITKImageIntensity, ITKThresholding, ITKSmoothing, ITKIOImageBase, ITKIOMeta and
+#            ITKImageIntensity, ITKThresholding, ITKImageStatistics, ITKSmoothing, ITKIOImageBase, ITKIOMeta and
 #            ITKGoogleTest on the system's GoogleTest (207 s cold here).
 #            wrapped: the ITK build tree CudaCommon's Python wrapping (WrapITK)
 #            builds against, configured as ITK's PyPI wheels 5.4.x are
@@ -57,16 +57,16 @@ case $profile in
   module)
     # An ITK build tree for CudaCommon as an ITK module (issue 15): shared
     # libraries, what the module and its tests need, system GoogleTest.
-    modules+=(ITKImageIntensity ITKThresholding ITKSmoothing ITKIOImageBase ITKIOMeta ITKGoogleTest) ;;
+    modules+=(ITKImageIntensity ITKThresholding ITKImageStatistics ITKSmoothing ITKIOImageBase ITKIOMeta ITKGoogleTest) ;;
   wrapped)
-    # ITKCommon's wrapping wraps itk::MeshRegion (ITKMesh); ITKImageIntensity
-    # and ITKThresholding are C++ dependencies of CudaCommon (its filters' CPU
-    # parents), configured
-    # but not wrapped here (CudaCommon's wrapping imports ITKCommon's alone).
+    # ITKCommon's wrapping wraps itk::MeshRegion (ITKMesh); ITKImageIntensity,
+    # ITKThresholding and ITKImageStatistics are C++ dependencies of
+    # CudaCommon (its filters' CPU parents), configured but not wrapped here
+    # (CudaCommon's wrapping imports ITKCommon's alone).
     # ITKIOImageBase (in itk-core too) is for RTK's headers: rtkMacro.h
     # includes itkImageFileWriter.h, so RTK's CUDA filters wrapped on this
     # tree (scripts/test-rtk-wrapping.sh) need its headers and library.
-    modules+=(ITKMesh ITKImageIntensity ITKThresholding ITKIOImageBase) ;;
+    modules+=(ITKMesh ITKImageIntensity ITKThresholding ITKImageStatistics ITKIOImageBase) ;;
   *)
     echo "build-itk.sh: unknown profile '$profile' (known: python, module, wrapped)" >&2
     exit 2 ;;
