@@ -33,19 +33,28 @@
 #include "itkCudaProcessGlobal.h"
 #include "itkCudaSqrtImageFilter.h"
 #include "itkCudaSquareImageFilter.h"
+#include "itkCudaStatisticsImageFilter.h"
 #include "itkCudaThresholdImageFilter.h"
 #include "itkVersion.h"
 
 #include <type_traits>
 #include <typeinfo>
+#include <utility>
 
 namespace itk
 {
 namespace
 {
+template <typename TFilter, typename = void>
+struct HasInPlace : std::false_type
+{};
+template <typename TFilter>
+struct HasInPlace<TFilter, std::void_t<decltype(std::declval<TFilter &>().InPlaceOff())>> : std::true_type
+{};
+
 /** Makes a TCudaFilter for ITK's factory, with the ITK filter's defaults
  * where the CUDA filter's differ: not in place (ITK's functor filters turn it
- * off; CudaSquareImageFilter turns it on). */
+ * off; CudaSquareImageFilter turns it on), for the filters that can be. */
 template <typename TCudaFilter>
 class CreateCudaFilter : public CreateObjectFunctionBase
 {
@@ -58,7 +67,10 @@ public:
   CreateObject() override
   {
     typename TCudaFilter::Pointer filter = TCudaFilter::New();
-    filter->InPlaceOff();
+    if constexpr (HasInPlace<TCudaFilter>::value)
+    {
+      filter->InPlaceOff();
+    }
     return filter.GetPointer();
   }
 };
@@ -108,6 +120,8 @@ CudaImageFilterFactory::RegisterOverridesFor()
     using SliceType = CudaImage<TPixel, VDimension - 1>;
     this->Override<ExtractImageFilter<ImageType, SliceType>, CudaExtractImageFilter<ImageType, SliceType>>();
   }
+  // Reductions (MinimumMaximumImageCalculator's Compute() is not virtual: not here).
+  this->Override<StatisticsImageFilter<ImageType>, CudaStatisticsImageFilter<ImageType>>();
 }
 
 CudaImageFilterFactory::CudaImageFilterFactory()
@@ -130,7 +144,8 @@ const char *
 CudaImageFilterFactory::GetDescription() const
 {
   return "Makes ITK's filters of CudaImages (Square, Abs, Add, Subtract, Multiply, Maximum, Minimum, Divide, "
-         "DivideOrZeroOut, Sqrt, Exp, Log, Threshold, BinaryThreshold, Cast, Extract) their CUDA counterparts";
+         "DivideOrZeroOut, Sqrt, Exp, Log, Threshold, BinaryThreshold, Cast, Extract, Statistics) their CUDA "
+         "counterparts";
 }
 
 void

@@ -32,6 +32,7 @@
 #include "itkExtractImageFilter.h"
 #include "itkLogImageFilter.h"
 #include "itkSqrtImageFilter.h"
+#include "itkStatisticsImageFilter.h"
 #include "itkThresholdImageFilter.h"
 
 #include <cstdlib>
@@ -113,7 +114,7 @@ TEST_F(CudaImageFilterFactoryTest, ITKsFiltersOfCudaImagesAreTheCUDAOnes)
   EXPECT_EQ(typeid(*mixed), typeid(itk::SquareImageFilter<ImageF3, itk::CudaImage<double, 3>>));
 }
 
-TEST_F(CudaImageFilterFactoryTest, ITKsIntensityThresholdCastAndExtractFiltersToo)
+TEST_F(CudaImageFilterFactoryTest, ITKsIntensityThresholdCastExtractAndStatisticsFiltersToo)
 {
   using ImageD3 = itk::CudaImage<double, 3>;
   using ImageF4 = itk::CudaImage<float, 4>;
@@ -132,11 +133,14 @@ TEST_F(CudaImageFilterFactoryTest, ITKsIntensityThresholdCastAndExtractFiltersTo
   EXPECT_EQ(nameOf(itk::ExtractImageFilter<ImageF3, itk::CudaImage<float, 2>>::New()), "CudaExtractImageFilter");
   EXPECT_EQ(nameOf(itk::ExtractImageFilter<ImageF4, ImageF3>::New()), "CudaExtractImageFilter");
   EXPECT_EQ(nameOf(itk::ExtractImageFilter<ImageD2, ImageD2>::New()), "CudaExtractImageFilter");
+  EXPECT_EQ(nameOf(itk::StatisticsImageFilter<ImageF4>::New()), "CudaStatisticsImageFilter");
+  EXPECT_EQ(nameOf(itk::StatisticsImageFilter<ImageD3>::New()), "CudaStatisticsImageFilter");
   // Types it does not cover keep ITK's filter.
   using ImageUC3 = itk::CudaImage<unsigned char, 3>;
   EXPECT_EQ(nameOf(itk::BinaryThresholdImageFilter<ImageF3, ImageUC3>::New()), "BinaryThresholdImageFilter");
   EXPECT_EQ(nameOf(itk::CastImageFilter<ImageF3, ImageUC3>::New()), "CastImageFilter");
   EXPECT_EQ(nameOf(itk::DivideImageFilter<ImageUC3, ImageUC3, ImageUC3>::New()), "DivideImageFilter");
+  EXPECT_EQ(nameOf(itk::StatisticsImageFilter<ImageUC3>::New()), "StatisticsImageFilter");
 }
 
 TEST_F(CudaImageFilterFactoryTest, TheFilterItMakesComputesWhatITKsDoes)

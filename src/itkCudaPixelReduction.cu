@@ -1,0 +1,460 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#include "itkCudaKernelLaunch.hcu"
+#include "itkCudaPixelReduction.h"
+
+#include <algorithm>
+#include <cstdint>
+
+// How the reductions run: one launch of a grid-stride kernel (at most
+// MaxBlocks blocks of BlockSize threads), each thread folding its pixels in
+// the order of their positions, two packs of 16 bytes in flight, into its own
+// statistics; the block's threads combine theirs in shared memory and write
+// one partial result per block; a second launch of one block combines the
+// partials into the accumulator. The order of the sums is fixed by the grid,
+// so a device gives the same result every time.
+
+namespace itk
+{
+namespace
+{
+constexpr unsigned int BlockSize = 256;
+constexpr unsigned int MaxBlocks = 4096;
+
+template <typename T, unsigned int N>
+struct alignas(sizeof(T) * N) Pack
+{
+  T Value[N];
+};
+
+template <typename T>
+constexpr unsigned int PixelsPerPack = sizeof(T) <= 16 && 16 % sizeof(T) == 0 ? 16 / sizeof(T) : 1;
+
+template <typename T, unsigned int N>
+size_t
+PixelsBeforeAlignedPack(const T * pointer)
+{
+  constexpr size_t packBytes = sizeof(T) * N;
+  return (packBytes - reinterpret_cast<uintptr_t>(pointer) % packBytes) % packBytes / sizeof(T);
+}
+
+/** Fold one pixel at `position` into `s`, as ITK's iterators compare. */
+template <bool WithPositions, typename T>
+__device__ __forceinline__ void
+Fold(CudaPixelStatistics<T> & s, T value, unsigned long long position)
+{
+  const double real = static_cast<double>(value);
+  s.Sum += real;
+  s.SumOfSquares = fma(real, real, s.SumOfSquares);
+  if (value < s.Minimum)
+  {
+    s.Minimum = value;
+    if (WithPositions)
+    {
+      s.PositionOfMinimum = position;
+    }
+  }
+  if (value > s.Maximum)
+  {
+    s.Maximum = value;
+    if (WithPositions)
+    {
+      s.PositionOfMaximum = position;
+    }
+  }
+}
+
+/** Combine `b` into `a`: of equal extrema, the one of the smaller position. */
+template <bool WithPositions, typename T>
+__device__ __forceinline__ void
+Combine(CudaPixelStatistics<T> & a, const CudaPixelStatistics<T> & b)
+{
+  a.Sum += b.Sum;
+  a.SumOfSquares += b.SumOfSquares;
+  if (b.Minimum < a.Minimum || (WithPositions && b.Minimum == a.Minimum && b.PositionOfMinimum < a.PositionOfMinimum))
+  {
+    a.Minimum = b.Minimum;
+    a.PositionOfMinimum = b.PositionOfMinimum;
+  }
+  if (b.Maximum > a.Maximum || (WithPositions && b.Maximum == a.Maximum && b.PositionOfMaximum < a.PositionOfMaximum))
+  {
+    a.Maximum = b.Maximum;
+    a.PositionOfMaximum = b.PositionOfMaximum;
+  }
+}
+
+/** The statistics of the block's threads, combined into thread 0's. */
+template <bool WithPositions, typename T>
+__device__ __forceinline__ void
+CombineBlock(CudaPixelStatistics<T> & s)
+{
+  __shared__ CudaPixelStatistics<T> shared[BlockSize];
+  shared[threadIdx.x] = s;
+  __syncthreads();
+  for (unsigned int half = BlockSize / 2; half > 0; half /= 2)
+  {
+    if (threadIdx.x < half)
+    {
+      Combine<WithPositions>(shared[threadIdx.x], shared[threadIdx.x + half]);
+    }
+    __syncthreads();
+  }
+  s = shared[0];
+}
+
+/** A compact run of `count` pixels from `in`, the first at `first`. */
+template <bool WithPositions, typename T>
+__global__ void
+ReduceRun(const T * __restrict__ in,
+          size_t                   count,
+          size_t                   head,
+          unsigned long long       first,
+          CudaPixelStatistics<T>   initial,
+          CudaPixelStatistics<T> * partials)
+{
+  constexpr unsigned int N = PixelsPerPack<T>;
+  CudaPixelStatistics<T> s = initial;
+  const size_t           thread = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t           stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  if (thread < head)
+  {
+    Fold<WithPositions>(s, in[thread], first + thread);
+  }
+  const size_t packs = (count - head) / N;
+  const auto * packed = reinterpret_cast<const Pack<T, N> *>(in + head);
+  size_t       k = thread;
+  for (; k + stride < packs; k += 2 * stride)
+  {
+    const Pack<T, N> a = packed[k];
+    const Pack<T, N> b = packed[k + stride];
+#pragma unroll
+    for (unsigned int j = 0; j < N; ++j)
+    {
+      Fold<WithPositions>(s, a.Value[j], first + head + k * N + j);
+    }
+#pragma unroll
+    for (unsigned int j = 0; j < N; ++j)
+    {
+      Fold<WithPositions>(s, b.Value[j], first + head + (k + stride) * N + j);
+    }
+  }
+  if (k < packs)
+  {
+    const Pack<T, N> a = packed[k];
+#pragma unroll
+    for (unsigned int j = 0; j < N; ++j)
+    {
+      Fold<WithPositions>(s, a.Value[j], first + head + k * N + j);
+    }
+  }
+  const size_t tail = head + packs * N + thread;
+  if (tail < count)
+  {
+    Fold<WithPositions>(s, in[tail], first + tail);
+  }
+  CombineBlock<WithPositions>(s);
+  if (threadIdx.x == 0)
+  {
+    partials[blockIdx.x] = s;
+  }
+}
+
+/** A box whose rows are apart in memory: a block per row at a time. */
+template <bool WithPositions, typename T>
+__global__ void
+ReduceBox(const T * __restrict__ in,
+          CudaRegionGeometry       geometry,
+          unsigned long long       first,
+          CudaPixelStatistics<T>   initial,
+          CudaPixelStatistics<T> * partials)
+{
+  CudaPixelStatistics<T> s = initial;
+  const size_t           width = geometry.OutputSize[0];
+  const size_t           rows = geometry.OutputSize[1] * geometry.OutputSize[2];
+  for (size_t row = blockIdx.x; row < rows; row += gridDim.x)
+  {
+    const size_t y = row % geometry.OutputSize[1] + geometry.Offset[1];
+    const size_t z = row / geometry.OutputSize[1] + geometry.Offset[2];
+    const T *    line = in + (z * geometry.InputSize[1] + y) * geometry.InputSize[0] + geometry.Offset[0];
+    for (size_t x = threadIdx.x; x < width; x += blockDim.x)
+    {
+      Fold<WithPositions>(s, line[x], first + row * width + x);
+    }
+  }
+  CombineBlock<WithPositions>(s);
+  if (threadIdx.x == 0)
+  {
+    partials[blockIdx.x] = s;
+  }
+}
+
+/** One block: the partials of a launch, combined into the accumulator. */
+template <bool WithPositions, typename T>
+__global__ void
+CombinePartials(const CudaPixelStatistics<T> * partials,
+                unsigned int                   count,
+                CudaPixelStatistics<T>         initial,
+                CudaPixelStatistics<T> *       accumulator)
+{
+  CudaPixelStatistics<T> s = initial;
+  for (unsigned int i = threadIdx.x; i < count; i += blockDim.x)
+  {
+    Combine<WithPositions>(s, partials[i]);
+  }
+  CombineBlock<WithPositions>(s);
+  if (threadIdx.x == 0)
+  {
+    CudaPixelStatistics<T> total = *accumulator;
+    Combine<WithPositions>(total, s);
+    *accumulator = total;
+  }
+}
+
+unsigned int
+BlocksFor(size_t work)
+{
+  return std::min(CudaGridSizeForElements(std::max<size_t>(work, 1), BlockSize), MaxBlocks);
+}
+
+template <bool WithPositions, typename T>
+void
+Reduce(const T *                  in,
+       const CudaRegionGeometry & geometry,
+       unsigned long long         firstPosition,
+       T                          initialMinimum,
+       T                          initialMaximum,
+       CudaPixelStatistics<T> *   accumulator,
+       void *                     scratch,
+       cudaStream_t               stream)
+{
+  const size_t count = geometry.OutputSize[0] * geometry.OutputSize[1] * geometry.OutputSize[2];
+  if (count == 0)
+  {
+    return;
+  }
+  for (unsigned int d = 0; d < 3; ++d)
+  {
+    if (geometry.Offset[d] + geometry.OutputSize[d] > geometry.InputSize[d])
+    {
+      CudaCheckError(cudaErrorInvalidValue, __FILE__, __LINE__, "CudaReducePixelsAsync: the box leaves the buffer");
+    }
+  }
+  // The identity of the fold: no sums, the initial extrema (those of ITK's
+  // filters, NumericTraits max() and NonpositiveMin()), no positions.
+  CudaPixelStatistics<T> initial{};
+  initial.Minimum = initialMinimum;
+  initial.Maximum = initialMaximum;
+  initial.PositionOfMinimum = CudaPixelNotFound;
+  initial.PositionOfMaximum = CudaPixelNotFound;
+
+  auto *       partials = static_cast<CudaPixelStatistics<T> *>(scratch);
+  const bool   rowsTouch = geometry.OutputSize[0] == geometry.InputSize[0] || geometry.OutputSize[1] * geometry.OutputSize[2] == 1;
+  const bool   slicesTouch = geometry.OutputSize[1] == geometry.InputSize[1] || geometry.OutputSize[2] == 1;
+  unsigned int blocks = 0;
+  if (rowsTouch && slicesTouch)
+  {
+    const T * run =
+      in + (geometry.Offset[2] * geometry.InputSize[1] + geometry.Offset[1]) * geometry.InputSize[0] + geometry.Offset[0];
+    constexpr unsigned int N = PixelsPerPack<T>;
+    const size_t           head = std::min(PixelsBeforeAlignedPack<T, N>(run), count);
+    blocks = BlocksFor((count - head) / N);
+    ReduceRun<WithPositions><<<blocks, BlockSize, 0, stream>>>(run, count, head, firstPosition, initial, partials);
+    CUDA_CHECK_KERNEL_LAUNCH("ReduceRun");
+  }
+  else
+  {
+    blocks = std::min<size_t>(geometry.OutputSize[1] * geometry.OutputSize[2], MaxBlocks);
+    ReduceBox<WithPositions><<<blocks, BlockSize, 0, stream>>>(in, geometry, firstPosition, initial, partials);
+    CUDA_CHECK_KERNEL_LAUNCH("ReduceBox");
+  }
+  CombinePartials<WithPositions><<<1, BlockSize, 0, stream>>>(partials, blocks, initial, accumulator);
+  CUDA_CHECK_KERNEL_LAUNCH("CombinePartials");
+}
+
+template <typename T>
+__global__ void
+DotRun(const T * __restrict__ a, const T * __restrict__ b, size_t count, size_t head, double * partials)
+{
+  constexpr unsigned int N = PixelsPerPack<T>;
+  double                 sum = 0.0;
+  const size_t           thread = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t           stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  if (thread < head)
+  {
+    sum = static_cast<double>(a[thread]) * static_cast<double>(b[thread]);
+  }
+  const size_t packs = head == count ? 0 : (count - head) / N;
+  const auto * packedA = reinterpret_cast<const Pack<T, N> *>(a + head);
+  const auto * packedB = reinterpret_cast<const Pack<T, N> *>(b + head);
+  for (size_t k = thread; k < packs; k += stride)
+  {
+    const Pack<T, N> x = packedA[k];
+    const Pack<T, N> y = packedB[k];
+#pragma unroll
+    for (unsigned int j = 0; j < N; ++j)
+    {
+      sum = fma(static_cast<double>(x.Value[j]), static_cast<double>(y.Value[j]), sum);
+    }
+  }
+  const size_t tail = head + packs * N + thread;
+  if (tail < count)
+  {
+    sum = fma(static_cast<double>(a[tail]), static_cast<double>(b[tail]), sum);
+  }
+  __shared__ double shared[BlockSize];
+  shared[threadIdx.x] = sum;
+  __syncthreads();
+  for (unsigned int half = BlockSize / 2; half > 0; half /= 2)
+  {
+    if (threadIdx.x < half)
+    {
+      shared[threadIdx.x] += shared[threadIdx.x + half];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+  {
+    partials[blockIdx.x] = shared[0];
+  }
+}
+
+// Pixels one by one, for pointers that are not aligned alike.
+template <typename T>
+__global__ void
+DotScalars(const T * __restrict__ a, const T * __restrict__ b, size_t count, double * partials)
+{
+  double       sum = 0.0;
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride)
+  {
+    sum = fma(static_cast<double>(a[i]), static_cast<double>(b[i]), sum);
+  }
+  __shared__ double shared[BlockSize];
+  shared[threadIdx.x] = sum;
+  __syncthreads();
+  for (unsigned int half = BlockSize / 2; half > 0; half /= 2)
+  {
+    if (threadIdx.x < half)
+    {
+      shared[threadIdx.x] += shared[threadIdx.x + half];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+  {
+    partials[blockIdx.x] = shared[0];
+  }
+}
+
+__global__ void
+SumPartials(const double * partials, unsigned int count, double * result)
+{
+  double sum = 0.0;
+  for (unsigned int i = threadIdx.x; i < count; i += blockDim.x)
+  {
+    sum += partials[i];
+  }
+  __shared__ double shared[BlockSize];
+  shared[threadIdx.x] = sum;
+  __syncthreads();
+  for (unsigned int half = BlockSize / 2; half > 0; half /= 2)
+  {
+    if (threadIdx.x < half)
+    {
+      shared[threadIdx.x] += shared[threadIdx.x + half];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+  {
+    *result = shared[0];
+  }
+}
+} // namespace
+
+template <typename T>
+size_t
+CudaPixelReductionScratchBytes()
+{
+  return MaxBlocks * std::max(sizeof(CudaPixelStatistics<T>), sizeof(double));
+}
+
+template <typename T>
+void
+CudaReducePixelsAsync(const T *                  in,
+                      const CudaRegionGeometry & geometry,
+                      unsigned long long         firstPosition,
+                      bool                       withPositions,
+                      T                          initialMinimum,
+                      T                          initialMaximum,
+                      CudaPixelStatistics<T> *   accumulator,
+                      void *                     scratch,
+                      cudaStream_t               stream)
+{
+  if (withPositions)
+  {
+    Reduce<true>(in, geometry, firstPosition, initialMinimum, initialMaximum, accumulator, scratch, stream);
+  }
+  else
+  {
+    Reduce<false>(in, geometry, firstPosition, initialMinimum, initialMaximum, accumulator, scratch, stream);
+  }
+}
+
+template <typename T>
+void
+CudaDotProductAsync(const T * a, const T * b, size_t count, double * result, void * scratch, cudaStream_t stream)
+{
+  auto *                 partials = static_cast<double *>(scratch);
+  constexpr unsigned int N = PixelsPerPack<T>;
+  const size_t           head = std::min(PixelsBeforeAlignedPack<T, N>(a), count);
+  unsigned int           blocks = 0;
+  if (head == std::min(PixelsBeforeAlignedPack<T, N>(b), count))
+  {
+    blocks = BlocksFor((count - head) / N);
+    DotRun<<<blocks, BlockSize, 0, stream>>>(a, b, count, head, partials);
+    CUDA_CHECK_KERNEL_LAUNCH("DotRun");
+  }
+  else
+  {
+    blocks = BlocksFor(count);
+    DotScalars<<<blocks, BlockSize, 0, stream>>>(a, b, count, partials);
+    CUDA_CHECK_KERNEL_LAUNCH("DotScalars");
+  }
+  SumPartials<<<1, BlockSize, 0, stream>>>(partials, blocks, result);
+  CUDA_CHECK_KERNEL_LAUNCH("SumPartials");
+}
+
+#define ITK_CUDA_REDUCTION_INSTANTIATE(T)                                                                           \
+  template CudaCommon_EXPORT size_t CudaPixelReductionScratchBytes<T>();                                             \
+  template CudaCommon_EXPORT void   CudaReducePixelsAsync<T>(                                                        \
+    const T *, const CudaRegionGeometry &, unsigned long long, bool, T, T, CudaPixelStatistics<T> *, void *, cudaStream_t)
+
+ITK_CUDA_REDUCTION_INSTANTIATE(unsigned char);
+ITK_CUDA_REDUCTION_INSTANTIATE(short);
+ITK_CUDA_REDUCTION_INSTANTIATE(unsigned short);
+ITK_CUDA_REDUCTION_INSTANTIATE(int);
+ITK_CUDA_REDUCTION_INSTANTIATE(unsigned int);
+ITK_CUDA_REDUCTION_INSTANTIATE(unsigned long);
+ITK_CUDA_REDUCTION_INSTANTIATE(float);
+ITK_CUDA_REDUCTION_INSTANTIATE(double);
+template CudaCommon_EXPORT void
+CudaDotProductAsync<float>(const float *, const float *, size_t, double *, void *, cudaStream_t);
+template CudaCommon_EXPORT void
+CudaDotProductAsync<double>(const double *, const double *, size_t, double *, void *, cudaStream_t);
+} // namespace itk
