@@ -554,6 +554,10 @@ MeasureSquareKernel(Results &       results,
 void
 MeasureAddKernel(Results & results, DeviceTimer & timer, unsigned long n, const Options & options);
 
+// CudaBenchmarkReductions.cxx: statistics, extrema with positions, dot product
+void
+MeasureReductionKernels(Results & results, DeviceTimer & timer, unsigned long n, const Options & options);
+
 void
 MeasureEndToEnd(Results & results, unsigned long n, const Options & options, bool gpu);
 

@@ -106,6 +106,7 @@ RunBenchmark(const Options & options)
       MeasureSquareKernel<unsigned char>(results, *timer, n, options, 1.0, 15.0, true);
       MeasureSquareKernel<double>(results, *timer, n, options, 0.5, 1.5, true);
       MeasureAddKernel(results, *timer, n, options);
+      MeasureReductionKernels(results, *timer, n, options);
     }
     MeasureEndToEnd(results, n, options, gpu);
     MeasureAllocateAgain(results, n, options, gpu);

@@ -1,5 +1,5 @@
 # Copyright CudaCommon contributors. Licensed under the Apache License, Version 2.0.
-"""PyTorch's element-wise kernels on the device, for the rows beside
+"""PyTorch's element-wise and reduction kernels on the device, for the rows beside
 CudaCommonBenchmark's kernel rows (run in the same call: scripts/gpu-suite.sh
 --bench). CUDA events around each launch, medians of 20 runs after 3 warm-up
 runs; bandwidth counts each array read or written once, and each row is also
@@ -52,6 +52,15 @@ def main():
                 (f"torch add {name} (torch.add(x, z, out=y))", 3, lambda: torch.add(x, z, out=y), None),
                 (f"torch add {name} in place (y.add_(z))", 3, lambda: y.add_(z), lambda: y.copy_(x)),
             ]
+            if dtype == torch.float32:
+                flat_x, flat_z = x.view(-1), z.view(-1)
+                rows += [
+                    (f"torch sum {name} (x.sum())", 1, lambda: x.sum(), None),
+                    (f"torch sum {name} in float64 (x.sum(dtype=torch.float64))", 1,
+                     lambda: x.sum(dtype=torch.float64), None),
+                    (f"torch extrema {name} (torch.aminmax(x))", 1, lambda: torch.aminmax(x), None),
+                    (f"torch dot {name} (torch.dot(x, z))", 2, lambda: torch.dot(flat_x, flat_z), None),
+                ]
             for label, arrays, launch, setup in rows:
                 bandwidth = arrays * nbytes / median_ms(torch, launch, setup) / 1e6
                 print(f"{label:52} {n:>5} {bandwidth:9.1f} {100 * bandwidth / copy:6.1f}%")
