@@ -286,19 +286,38 @@ Reduce(const T *                  in,
   CUDA_CHECK_KERNEL_LAUNCH("CombinePartials");
 }
 
-template <typename T>
+/** The sum of the block's threads' `value`s, for thread 0. */
+__device__ __forceinline__ double
+BlockSum(double value)
+{
+  __shared__ double shared[BlockSize];
+  shared[threadIdx.x] = value;
+  __syncthreads();
+  for (unsigned int half = BlockSize / 2; half > 0; half /= 2)
+  {
+    if (threadIdx.x < half)
+    {
+      shared[threadIdx.x] += shared[threadIdx.x + half];
+    }
+    __syncthreads();
+  }
+  return shared[0];
+}
+
+/** Packs of N pixels of both `a` and `b` from `head` on (N = 1: pixels one
+ * by one, for pointers that are not aligned alike). */
+template <unsigned int N, typename T>
 __global__ void
 DotRun(const T * __restrict__ a, const T * __restrict__ b, size_t count, size_t head, double * partials)
 {
-  constexpr unsigned int N = PixelsPerPack<T>;
-  double                 sum = 0.0;
-  const size_t           thread = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const size_t           stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  double       sum = 0.0;
+  const size_t thread = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
   if (thread < head)
   {
     sum = static_cast<double>(a[thread]) * static_cast<double>(b[thread]);
   }
-  const size_t packs = head == count ? 0 : (count - head) / N;
+  const size_t packs = (count - head) / N;
   const auto * packedA = reinterpret_cast<const Pack<T, N> *>(a + head);
   const auto * packedB = reinterpret_cast<const Pack<T, N> *>(b + head);
   for (size_t k = thread; k < packs; k += stride)
@@ -316,48 +335,10 @@ DotRun(const T * __restrict__ a, const T * __restrict__ b, size_t count, size_t 
   {
     sum = fma(static_cast<double>(a[tail]), static_cast<double>(b[tail]), sum);
   }
-  __shared__ double shared[BlockSize];
-  shared[threadIdx.x] = sum;
-  __syncthreads();
-  for (unsigned int half = BlockSize / 2; half > 0; half /= 2)
-  {
-    if (threadIdx.x < half)
-    {
-      shared[threadIdx.x] += shared[threadIdx.x + half];
-    }
-    __syncthreads();
-  }
+  const double total = BlockSum(sum);
   if (threadIdx.x == 0)
   {
-    partials[blockIdx.x] = shared[0];
-  }
-}
-
-// Pixels one by one, for pointers that are not aligned alike.
-template <typename T>
-__global__ void
-DotScalars(const T * __restrict__ a, const T * __restrict__ b, size_t count, double * partials)
-{
-  double       sum = 0.0;
-  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride)
-  {
-    sum = fma(static_cast<double>(a[i]), static_cast<double>(b[i]), sum);
-  }
-  __shared__ double shared[BlockSize];
-  shared[threadIdx.x] = sum;
-  __syncthreads();
-  for (unsigned int half = BlockSize / 2; half > 0; half /= 2)
-  {
-    if (threadIdx.x < half)
-    {
-      shared[threadIdx.x] += shared[threadIdx.x + half];
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0)
-  {
-    partials[blockIdx.x] = shared[0];
+    partials[blockIdx.x] = total;
   }
 }
 
@@ -369,20 +350,10 @@ SumPartials(const double * partials, unsigned int count, double * result)
   {
     sum += partials[i];
   }
-  __shared__ double shared[BlockSize];
-  shared[threadIdx.x] = sum;
-  __syncthreads();
-  for (unsigned int half = BlockSize / 2; half > 0; half /= 2)
-  {
-    if (threadIdx.x < half)
-    {
-      shared[threadIdx.x] += shared[threadIdx.x + half];
-    }
-    __syncthreads();
-  }
+  const double total = BlockSum(sum);
   if (threadIdx.x == 0)
   {
-    *result = shared[0];
+    *result = total;
   }
 }
 } // namespace
@@ -427,15 +398,14 @@ CudaDotProductAsync(const T * a, const T * b, size_t count, double * result, voi
   if (head == std::min(PixelsBeforeAlignedPack<T, N>(b), count))
   {
     blocks = BlocksFor((count - head) / N);
-    DotRun<<<blocks, BlockSize, 0, stream>>>(a, b, count, head, partials);
-    CUDA_CHECK_KERNEL_LAUNCH("DotRun");
+    DotRun<N><<<blocks, BlockSize, 0, stream>>>(a, b, count, head, partials);
   }
   else
   {
     blocks = BlocksFor(count);
-    DotScalars<<<blocks, BlockSize, 0, stream>>>(a, b, count, partials);
-    CUDA_CHECK_KERNEL_LAUNCH("DotScalars");
+    DotRun<1><<<blocks, BlockSize, 0, stream>>>(a, b, count, 0, partials);
   }
+  CUDA_CHECK_KERNEL_LAUNCH("DotRun");
   SumPartials<<<1, BlockSize, 0, stream>>>(partials, blocks, result);
   CUDA_CHECK_KERNEL_LAUNCH("SumPartials");
 }

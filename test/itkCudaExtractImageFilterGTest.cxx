@@ -119,15 +119,9 @@ INSTANTIATE_TEST_SUITE_P(Paths, CudaExtractImageFilterTest, ::testing::Values(tr
   return info.param ? std::string("GPU") : std::string("CPUParent");
 });
 
-#define SKIP_WITHOUT_GPU_IF(gpu)                                                                                      \
-  if ((gpu) && !itk::IsCudaAvailable())                                                                               \
-  {                                                                                                                   \
-    GTEST_SKIP() << "no CUDA device: " << itk::CudaUnavailableReason();                                              \
-  }
-
 TEST_P(CudaExtractImageFilterTest, ARegionOfTheImagesDimension)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   const itk::Size<3> size{ { 37, 23, 11 } };
   ExpectExtractLikeITK<float, 3, 3>(GetParam(), itk::ImageRegion<3>({ { -1, 0, 2 } }, { { 20, 13, 5 } }), size);
   ExpectExtractLikeITK<double, 2, 2>(GetParam(), itk::ImageRegion<2>({ { 0, -2 } }, { { 1, 7 } }), { { 9, 8 } });
@@ -140,7 +134,7 @@ TEST_P(CudaExtractImageFilterTest, ARegionOfTheImagesDimension)
 
 TEST_P(CudaExtractImageFilterTest, ASliceOfAVolumeAlongEachAxis)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   const itk::Size<3> size{ { 37, 23, 11 } };
   ExpectExtractLikeITK<float, 3, 2>(GetParam(), itk::ImageRegion<3>({ { -3, -2, 4 } }, { { 37, 23, 0 } }), size);
   ExpectExtractLikeITK<float, 3, 2>(GetParam(), itk::ImageRegion<3>({ { 2, 5, -1 } }, { { 30, 0, 9 } }), size);
@@ -149,7 +143,7 @@ TEST_P(CudaExtractImageFilterTest, ASliceOfAVolumeAlongEachAxis)
 
 TEST_P(CudaExtractImageFilterTest, AVolumeOfASeries)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   ExpectExtractLikeITK<float, 4, 3>(
     GetParam(), itk::ImageRegion<4>({ { -3, -2, -1, 2 } }, { { 17, 9, 6, 0 } }), { { 17, 9, 6, 5 } });
   ExpectExtractLikeITK<double, 4, 3>(
@@ -158,14 +152,14 @@ TEST_P(CudaExtractImageFilterTest, AVolumeOfASeries)
 
 TEST_P(CudaExtractImageFilterTest, InPlaceTheOutputIsTheInput)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   const itk::Size<3> size{ { 7, 6, 5 } };
   ExpectExtractLikeITK<float, 3, 3>(GetParam(), itk::ImageRegion<3>({ { -3, -2, -1 } }, size), size, true);
 }
 
 TEST_P(CudaExtractImageFilterTest, StreamedPieces)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   using CudaIn = itk::CudaImage<float, 3>;
   using CudaOut = itk::CudaImage<float, 2>;
   auto input = MakeImage<CudaIn>({ { 41, 29, 7 } });
@@ -193,7 +187,7 @@ TEST_P(CudaExtractImageFilterTest, StreamedPieces)
 
 TEST_P(CudaExtractImageFilterTest, ARegionOutsideTheInputIsRefusedAsITKRefusesIt)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   using CudaImageType = itk::CudaImage<float, 3>;
   auto extract = itk::CudaExtractImageFilter<CudaImageType, CudaImageType>::New();
   extract->SetGPUEnabled(GetParam());

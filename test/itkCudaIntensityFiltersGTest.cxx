@@ -171,12 +171,6 @@ ExpectLikeITK(bool gpu, int ulps, const TConfigure & configure, const std::vecto
   EXPECT_TRUE(SameValues(HostPixels(filter->GetOutput()), HostPixels(reference->GetOutput()), ulps));
 }
 
-#define SKIP_WITHOUT_GPU_IF(gpu)                                                                                      \
-  if ((gpu) && !itk::IsCudaAvailable())                                                                               \
-  {                                                                                                                   \
-    GTEST_SKIP() << "no CUDA device: " << itk::CudaUnavailableReason();                                              \
-  }
-
 /** Both paths: the GPU (skipped without one) and the CPU parent. */
 class CudaIntensityFilters : public ::testing::TestWithParam<bool>
 {};
@@ -206,7 +200,7 @@ ExpectDivideLikeITK(bool gpu)
 
 TEST_P(CudaIntensityFilters, DivideMatchesITK)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   ExpectDivideLikeITK<float>(GetParam());
   ExpectDivideLikeITK<double>(GetParam());
   ExpectDivideLikeITK<int>(GetParam());
@@ -216,7 +210,7 @@ TEST_P(CudaIntensityFilters, DivideMatchesITK)
 
 TEST_P(CudaIntensityFilters, DivideByAConstantZeroIsRefusedAsITKRefusesIt)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   auto filter = itk::CudaDivideImageFilter<CudaImageOf<float>>::New();
   filter->SetGPUEnabled(GetParam());
   filter->SetInput1(MakeImageOfPixels<CudaImageOf<float>>(OddSize(), std::vector<float>(OddCount(), 1.0f)));
@@ -227,7 +221,7 @@ TEST_P(CudaIntensityFilters, DivideByAConstantZeroIsRefusedAsITKRefusesIt)
 
 TEST_P(CudaIntensityFilters, DivideOrZeroOutMatchesITK)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   const auto numerators = MakePixels<float>(OddCount(), 3, -1e3, 1e3);
   const auto denominators = MakePixels<float>(OddCount(), 4, -2.0, 2.0); // below the threshold, and negative
   using CudaFilter = itk::CudaDivideOrZeroOutImageFilter<CudaImageOf<float>>;
@@ -268,7 +262,7 @@ ExpectElementaryLikeITK(bool gpu)
 
 TEST_P(CudaIntensityFilters, SqrtExpAndLogMatchITK)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   ExpectElementaryLikeITK<float>(GetParam());
   ExpectElementaryLikeITK<double>(GetParam());
 }
@@ -276,7 +270,7 @@ TEST_P(CudaIntensityFilters, SqrtExpAndLogMatchITK)
 // ---- BinaryThreshold, Threshold
 TEST_P(CudaIntensityFilters, BinaryThresholdMatchesITK)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   const auto floats = MakePixels<float>(OddCount(), 8, -100.0, 100.0);
   ExpectLikeITK<itk::CudaBinaryThresholdImageFilter<CudaImageOf<float>, CudaImageOf<unsigned char>>,
                 itk::BinaryThresholdImageFilter<ImageOf<float>, ImageOf<unsigned char>>>(
@@ -310,7 +304,7 @@ TEST_P(CudaIntensityFilters, BinaryThresholdMatchesITK)
 
 TEST_P(CudaIntensityFilters, BinaryThresholdRefusesALowerAboveTheUpperAsITK)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   auto filter = itk::CudaBinaryThresholdImageFilter<CudaImageOf<float>, CudaImageOf<unsigned char>>::New();
   filter->SetGPUEnabled(GetParam());
   filter->SetInput(MakeImageOfPixels<CudaImageOf<float>>(OddSize(), std::vector<float>(OddCount(), 1.0f)));
@@ -322,7 +316,7 @@ TEST_P(CudaIntensityFilters, BinaryThresholdRefusesALowerAboveTheUpperAsITK)
 
 TEST_P(CudaIntensityFilters, ThresholdMatchesITK)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   const auto floats = MakePixels<float>(OddCount(), 10, -100.0, 100.0);
   using CudaFilter = itk::CudaThresholdImageFilter<CudaImageOf<float>>;
   using ITKFilter = itk::ThresholdImageFilter<ImageOf<float>>;
@@ -365,7 +359,7 @@ ExpectCastLikeITK(bool gpu)
 
 TEST_P(CudaIntensityFilters, CastMatchesITK)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   ExpectCastLikeITK<float, double>(GetParam());
   ExpectCastLikeITK<double, float>(GetParam());
   ExpectCastLikeITK<float, unsigned char>(GetParam());

@@ -93,12 +93,6 @@ Magnitude(const std::vector<T> & pixels, bool squares)
   return sum;
 }
 
-#define SKIP_WITHOUT_GPU_IF(gpu)                                                                                      \
-  if ((gpu) && !itk::IsCudaAvailable())                                                                               \
-  {                                                                                                                   \
-    GTEST_SKIP() << "no CUDA device: " << itk::CudaUnavailableReason();                                              \
-  }
-
 /** Both paths: the GPU (skipped without one) and ITK's CPU code. */
 class CudaReductions : public ::testing::TestWithParam<bool>
 {};
@@ -140,7 +134,7 @@ ExpectStatisticsLikeITK(bool gpu, const itk::Size<D> & size, unsigned int divisi
 
 TEST_P(CudaReductions, StatisticsMatchITKs)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   ExpectStatisticsLikeITK<float, 3>(GetParam(), OddSize(), 1);
   ExpectStatisticsLikeITK<double, 3>(GetParam(), OddSize(), 1);
   ExpectStatisticsLikeITK<unsigned char, 3>(GetParam(), OddSize(), 1);
@@ -152,7 +146,7 @@ TEST_P(CudaReductions, StatisticsMatchITKs)
 
 TEST_P(CudaReductions, StatisticsOfStreamedPiecesAndOfOtherDimensionsMatchITKs)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   ExpectStatisticsLikeITK<float, 3>(GetParam(), OddSize(), 5);
   ExpectStatisticsLikeITK<float, 2>(GetParam(), itk::Size<2>{ { 1001, 17 } }, 3);
   ExpectStatisticsLikeITK<double, 4>(GetParam(), itk::Size<4>{ { 13, 11, 7, 5 } }, 2);
@@ -161,7 +155,7 @@ TEST_P(CudaReductions, StatisticsOfStreamedPiecesAndOfOtherDimensionsMatchITKs)
 
 TEST_P(CudaReductions, StatisticsOfNonFiniteAndExtremePixelsAreITKs)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   // ITK's extrema start at max() and NonpositiveMin() and pass NaNs by: an
   // image of +inf and NaN has a minimum of FLT_MAX.
   const std::vector<float> pixels = { std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
@@ -251,7 +245,7 @@ ExpectExtremaLikeITK(bool gpu, const itk::Size<D> & size, const std::vector<T> &
 
 TEST_P(CudaReductions, ExtremaAndTheirFirstIndicesMatchITKs)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   const size_t count = itk::ImageRegion<3>(OddSize()).GetNumberOfPixels();
   ExpectExtremaLikeITK<float, 3>(GetParam(), OddSize(), MakePixels<float>(count, 1), nullptr);
   ExpectExtremaLikeITK<double, 3>(GetParam(), OddSize(), MakePixels<double>(count, 2), nullptr);
@@ -268,7 +262,7 @@ TEST_P(CudaReductions, ExtremaAndTheirFirstIndicesMatchITKs)
 
 TEST_P(CudaReductions, ExtremaOfEqualPixelsAndOfNaNsAreITKs)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   const itk::Size<1> size{ { 1000 } };
   // All equal: the first pixel's index for both.
   ExpectExtremaLikeITK<short, 1>(GetParam(), size, std::vector<short>(1000, 42), nullptr);
@@ -288,7 +282,7 @@ TEST_P(CudaReductions, ExtremaOfEqualPixelsAndOfNaNsAreITKs)
 
 TEST_P(CudaReductions, ComputeMinimumAndComputeMaximumKeepTheOtherAsITKDoes)
 {
-  SKIP_WITHOUT_GPU_IF(GetParam());
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   using ImageType = CudaImageOf<float, 1>;
   const itk::Size<1> size{ { 300 } };
   std::vector<float> first(300, 1.0f);

@@ -42,6 +42,17 @@
     }                                                                                                                 \
   } while (false)
 
+/** Skip the current test, visibly, when `gpu` (a test of the GPU path) and
+ * the machine has no usable CUDA device. */
+#define ITK_CUDA_SKIP_WITHOUT_GPU_IF(gpu)                                                                             \
+  do                                                                                                                  \
+  {                                                                                                                   \
+    if ((gpu) && !::itk::IsCudaAvailable())                                                                           \
+    {                                                                                                                 \
+      GTEST_SKIP() << "no CUDA device: " << ::itk::CudaUnavailableReason();                                          \
+    }                                                                                                                 \
+  } while (false)
+
 /** Skip the current test on a machine that has a CUDA device (tests of the behaviour without one). */
 #define ITK_CUDA_SKIP_WITH_GPU()                                                                                      \
   do                                                                                                                  \

@@ -1,10 +1,12 @@
 # Copyright CudaCommon contributors. Licensed under the Apache License, Version 2.0.
 """CudaDivideImageFilter, CudaDivideOrZeroOutImageFilter, CudaSqrtImageFilter,
 CudaExpImageFilter, CudaLogImageFilter, CudaThresholdImageFilter,
-CudaBinaryThresholdImageFilter, CudaCastImageFilter and
-CudaExtractImageFilter from Python: their
-class and snake_case forms, against NumPy and ITK's filters from the wheel,
-on the GPU with a device and through the CPU parent with GPUEnabled off."""
+CudaBinaryThresholdImageFilter, CudaCastImageFilter,
+CudaExtractImageFilter, CudaStatisticsImageFilter and
+CudaMinimumMaximumImageCalculator from Python: their
+class (and for the image filters snake_case) forms, against NumPy and ITK's
+filters from the wheel, on the GPU with a device and through the CPU parent
+with GPUEnabled off."""
 
 import itk
 import numpy as np
@@ -153,3 +155,46 @@ def test_extract_a_slice_and_a_region(gpu_enabled):
     extract.Update()
     assert type(extract.GetOutput()) is slice_type
     np.testing.assert_array_equal(np.asarray(extract.GetOutput()), values[1])
+
+
+@pytest.mark.parametrize("code", ["F", "D", "UC", "SS"])
+@pytest.mark.parametrize("gpu_enabled", PATHS)
+def test_statistics(code, gpu_enabled):
+    """CudaStatisticsImageFilter: ITK's StatisticsImageFilter's outputs (sums
+    in double; the variance with n - 1), on the GPU or by ITK's code."""
+    skip_without_gpu(gpu_enabled)
+    image, values = random_image(code, 3, seed=31)
+    statistics = itk.CudaStatisticsImageFilter[type(image)].New(image, GPUEnabled=gpu_enabled)
+    statistics.Update()
+    assert statistics.GetComputedOnGPU() == gpu_enabled
+    real = values.astype(np.float64)
+    assert statistics.GetMinimum() == values.min()
+    assert statistics.GetMaximum() == values.max()
+    np.testing.assert_allclose(statistics.GetSum(), real.sum(), rtol=1e-12)
+    np.testing.assert_allclose(statistics.GetSumOfSquares(), (real * real).sum(), rtol=1e-12)
+    np.testing.assert_allclose(statistics.GetMean(), real.mean(), rtol=1e-12)
+    np.testing.assert_allclose(statistics.GetVariance(), real.var(ddof=1), rtol=1e-9)
+    np.testing.assert_allclose(statistics.GetSigma(), real.std(ddof=1), rtol=1e-9)
+
+
+@pytest.mark.parametrize("gpu_enabled", PATHS)
+def test_minimum_maximum(gpu_enabled):
+    """CudaMinimumMaximumImageCalculator: the extrema and the ITK indices
+    (x first) of their first occurrences, of the image or of a region."""
+    skip_without_gpu(gpu_enabled)
+    _, values = random_image("F", 3, seed=33)  # NumPy order: z, y, x = 3, 5, 7
+    values[2, 4, 6] = values[1, 0, 3] = values.min() - 1  # two equal minima: the first counts
+    image = cuda_image(values)
+    calculator = itk.CudaMinimumMaximumImageCalculator[type(image)].New(Image=image, GPUEnabled=gpu_enabled)
+    calculator.Compute()
+    assert calculator.GetComputedOnGPU() == gpu_enabled
+    assert calculator.GetMinimum() == values.min()
+    assert calculator.GetMaximum() == values.max()
+    assert tuple(calculator.GetIndexOfMinimum()) == (3, 0, 1)
+    z, y, x = np.unravel_index(np.argmax(values), values.shape)
+    assert tuple(calculator.GetIndexOfMaximum()) == (x, y, z)
+    calculator.SetRegion(itk.ImageRegion[3]([4, 1, 2], [3, 4, 1]))
+    calculator.Compute()
+    box = values[2:3, 1:5, 4:7]
+    assert calculator.GetMinimum() == box.min()
+    assert tuple(calculator.GetIndexOfMinimum()) == (6, 4, 2)
