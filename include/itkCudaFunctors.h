@@ -61,6 +61,26 @@ CudaNumericMaximum()
   }
 }
 
+/** NumericTraits<T>::NonpositiveMin() for the scalars, on the device too:
+ * the lowest value of an integer, -max() of a floating-point type. */
+template <typename T>
+__host__ __device__ constexpr T
+CudaNumericNonpositiveMinimum()
+{
+  if constexpr (std::is_floating_point<T>::value)
+  {
+    return -CudaNumericMaximum<T>();
+  }
+  else if constexpr (std::is_signed<T>::value)
+  {
+    return static_cast<T>(-CudaNumericMaximum<T>() - 1);
+  }
+  else
+  {
+    return T(0);
+  }
+}
+
 /** \class CudaSquareFunctor
  * \brief ITK's Functor::Square: the input converted to its real type
  * (NumericTraits<T>::RealType, double for integers), squared, converted to
@@ -428,6 +448,54 @@ struct CudaCastFunctor
     {
       return static_cast<TOutput>(pixel);
     }
+  }
+};
+
+/** \class CudaShiftScaleFunctor
+ * \brief ShiftScaleImageFilter's pixel: (pixel + Shift) * Scale in double
+ * (the output's RealType), NonpositiveMin() below the output type's range
+ * and max() above it, else converted as CastImageFilter converts
+ * (CudaCastFunctor: NaN as x86-64 converts it). On the device, the pixels
+ * set to NonpositiveMin() and to max() are counted in *Underflows and
+ * *Overflows (device memory of the kernel's device) when those are given;
+ * on the host nothing is counted.
+ * \ingroup CudaCommon */
+template <typename TInput, typename TOutput>
+struct CudaShiftScaleFunctor
+{
+  double               Shift{ 0.0 };
+  double               Scale{ 1.0 };
+  unsigned long long * Underflows{ nullptr };
+  unsigned long long * Overflows{ nullptr };
+
+  __host__ __device__ TOutput
+  operator()(TInput pixel) const
+  {
+    const double value = (static_cast<double>(pixel) + Shift) * Scale;
+    if (value < static_cast<double>(CudaNumericNonpositiveMinimum<TOutput>()))
+    {
+      Count(Underflows);
+      return CudaNumericNonpositiveMinimum<TOutput>();
+    }
+    if (value > static_cast<double>(CudaNumericMaximum<TOutput>()))
+    {
+      Count(Overflows);
+      return CudaNumericMaximum<TOutput>();
+    }
+    return CudaCastFunctor<double, TOutput>{}(value);
+  }
+
+  __host__ __device__ static void
+  Count(unsigned long long * counter)
+  {
+#ifdef __CUDA_ARCH__
+    if (counter != nullptr)
+    {
+      atomicAdd(counter, 1ULL);
+    }
+#else
+    (void)counter;
+#endif
   }
 };
 } // namespace itk

@@ -31,6 +31,7 @@
 #include "itkCudaSubtractImageFilter.h"
 #include "itkCudaImage.h"
 #include "itkCudaProcessGlobal.h"
+#include "itkCudaShiftScaleImageFilter.h"
 #include "itkCudaSqrtImageFilter.h"
 #include "itkCudaSquareImageFilter.h"
 #include "itkCudaStatisticsImageFilter.h"
@@ -108,6 +109,7 @@ CudaImageFilterFactory::RegisterOverridesFor()
   this->Override<LogImageFilter<ImageType, ImageType>, CudaLogImageFilter<ImageType>>();
   this->Override<ThresholdImageFilter<ImageType>, CudaThresholdImageFilter<ImageType>>();
   this->Override<BinaryThresholdImageFilter<ImageType, ImageType>, CudaBinaryThresholdImageFilter<ImageType>>();
+  this->Override<ShiftScaleImageFilter<ImageType, ImageType>, CudaShiftScaleImageFilter<ImageType, ImageType>>();
   // Casts to the same type and between float and double.
   using OtherRealImageType = CudaImage<typename std::conditional<std::is_same<TPixel, float>::value, double, float>::type,
                                        VDimension>;
@@ -144,8 +146,8 @@ const char *
 CudaImageFilterFactory::GetDescription() const
 {
   return "Makes ITK's filters of CudaImages (Square, Abs, Add, Subtract, Multiply, Maximum, Minimum, Divide, "
-         "DivideOrZeroOut, Sqrt, Exp, Log, Threshold, BinaryThreshold, Cast, Extract, Statistics) their CUDA "
-         "counterparts";
+         "DivideOrZeroOut, Sqrt, Exp, Log, Threshold, BinaryThreshold, ShiftScale, Cast, Extract, Statistics) their "
+         "CUDA counterparts";
 }
 
 void

@@ -31,6 +31,7 @@
 #include "itkExpImageFilter.h"
 #include "itkExtractImageFilter.h"
 #include "itkLogImageFilter.h"
+#include "itkShiftScaleImageFilter.h"
 #include "itkSqrtImageFilter.h"
 #include "itkStatisticsImageFilter.h"
 #include "itkThresholdImageFilter.h"
@@ -114,7 +115,7 @@ TEST_F(CudaImageFilterFactoryTest, ITKsFiltersOfCudaImagesAreTheCUDAOnes)
   EXPECT_EQ(typeid(*mixed), typeid(itk::SquareImageFilter<ImageF3, itk::CudaImage<double, 3>>));
 }
 
-TEST_F(CudaImageFilterFactoryTest, ITKsIntensityThresholdCastExtractAndStatisticsFiltersToo)
+TEST_F(CudaImageFilterFactoryTest, ITKsIntensityThresholdShiftScaleCastExtractAndStatisticsFiltersToo)
 {
   using ImageD3 = itk::CudaImage<double, 3>;
   using ImageF4 = itk::CudaImage<float, 4>;
@@ -133,6 +134,7 @@ TEST_F(CudaImageFilterFactoryTest, ITKsIntensityThresholdCastExtractAndStatistic
   EXPECT_EQ(nameOf(itk::ExtractImageFilter<ImageF3, itk::CudaImage<float, 2>>::New()), "CudaExtractImageFilter");
   EXPECT_EQ(nameOf(itk::ExtractImageFilter<ImageF4, ImageF3>::New()), "CudaExtractImageFilter");
   EXPECT_EQ(nameOf(itk::ExtractImageFilter<ImageD2, ImageD2>::New()), "CudaExtractImageFilter");
+  EXPECT_EQ(nameOf(itk::ShiftScaleImageFilter<ImageD2, ImageD2>::New()), "CudaShiftScaleImageFilter");
   EXPECT_EQ(nameOf(itk::StatisticsImageFilter<ImageF4>::New()), "CudaStatisticsImageFilter");
   EXPECT_EQ(nameOf(itk::StatisticsImageFilter<ImageD3>::New()), "CudaStatisticsImageFilter");
   // Types it does not cover keep ITK's filter.

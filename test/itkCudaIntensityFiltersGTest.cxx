@@ -23,6 +23,7 @@
 #include "itkCudaDivideOrZeroOutImageFilter.h"
 #include "itkCudaExpImageFilter.h"
 #include "itkCudaLogImageFilter.h"
+#include "itkCudaShiftScaleImageFilter.h"
 #include "itkCudaSqrtImageFilter.h"
 #include "itkCudaTestUtilities.h"
 #include "itkCudaThresholdImageFilter.h"
@@ -30,6 +31,7 @@
 #include "itkDivideOrZeroOutImageFilter.h"
 #include "itkExpImageFilter.h"
 #include "itkLogImageFilter.h"
+#include "itkShiftScaleImageFilter.h"
 #include "itkSqrtImageFilter.h"
 #include "itkThresholdImageFilter.h"
 
@@ -39,6 +41,7 @@
 #include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 // ITK's intensity and threshold filters on the GPU (CudaDivideImageFilter,
@@ -150,7 +153,7 @@ SameValues(const std::vector<T> & got, const std::vector<T> & expected, int ulps
  * CudaImages), configured alike by `configure`, on the same inputs: the
  * pixels they make. On the GPU, the output must have been computed there. */
 template <typename TCudaFilter, typename TITKFilter, typename TConfigure, typename... TPixels>
-void
+std::pair<typename TCudaFilter::Pointer, typename TITKFilter::Pointer>
 ExpectLikeITK(bool gpu, int ulps, const TConfigure & configure, const std::vector<TPixels> &... inputs)
 {
   auto reference = TITKFilter::New();
@@ -169,6 +172,7 @@ ExpectLikeITK(bool gpu, int ulps, const TConfigure & configure, const std::vecto
     EXPECT_TRUE(filter->GetOutput()->GetCudaDataManager()->IsCPUBufferDirty()) << "computed on the GPU";
   }
   EXPECT_TRUE(SameValues(HostPixels(filter->GetOutput()), HostPixels(reference->GetOutput()), ulps));
+  return { filter, reference };
 }
 
 /** Both paths: the GPU (skipped without one) and the CPU parent. */
@@ -369,6 +373,62 @@ TEST_P(CudaIntensityFilters, CastMatchesITK)
   ExpectCastLikeITK<short, unsigned short>(GetParam());
   ExpectCastLikeITK<int, unsigned char>(GetParam());
   ExpectCastLikeITK<float, float>(GetParam());
+}
+
+// ---- ShiftScale
+template <typename TIn, typename TOut>
+void
+ExpectShiftScaleLikeITK(bool gpu, double shift, double scale, double low, double high)
+{
+  SCOPED_TRACE(std::string(typeid(TIn).name()) + " to " + typeid(TOut).name() + ", shift " + std::to_string(shift) +
+               ", scale " + std::to_string(scale));
+  const auto pixels = MakePixels<TIn>(OddCount(), 17, low, high);
+  const auto filters = ExpectLikeITK<itk::CudaShiftScaleImageFilter<CudaImageOf<TIn>, CudaImageOf<TOut>>,
+                                     itk::ShiftScaleImageFilter<ImageOf<TIn>, ImageOf<TOut>>>(
+    gpu,
+    0,
+    [shift, scale](auto * f) {
+      f->SetShift(shift);
+      f->SetScale(scale);
+    },
+    pixels);
+  EXPECT_EQ(filters.first->GetUnderflowCount(), filters.second->GetUnderflowCount());
+  EXPECT_EQ(filters.first->GetOverflowCount(), filters.second->GetOverflowCount());
+}
+
+TEST_P(CudaIntensityFilters, ShiftScaleMatchesITKWithItsCounts)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
+  // Into the range, and out of it on both sides (counted).
+  ExpectShiftScaleLikeITK<float, float>(GetParam(), 0.5, -3.0, -1e3, 1e3);
+  ExpectShiftScaleLikeITK<float, float>(GetParam(), 1.0, 1e36, -1e3, 1e3);
+  ExpectShiftScaleLikeITK<double, double>(GetParam(), -2.0, 0.25, -1e6, 1e6);
+  ExpectShiftScaleLikeITK<float, unsigned char>(GetParam(), 10.0, 2.0, -100.0, 200.0);
+  ExpectShiftScaleLikeITK<double, unsigned char>(GetParam(), 0.0, 1.0, -1e3, 1e3);
+  ExpectShiftScaleLikeITK<short, short>(GetParam(), 100.0, 3.0, -30000.0, 30000.0);
+  ExpectShiftScaleLikeITK<unsigned char, unsigned char>(GetParam(), -20.0, 1.5, 0.0, 255.0);
+}
+
+TEST_P(CudaIntensityFilters, ShiftScaleCountsAreThoseOfTheLastUpdate)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
+  auto filter = itk::CudaShiftScaleImageFilter<CudaImageOf<float>, CudaImageOf<unsigned char>>::New();
+  filter->SetGPUEnabled(GetParam());
+  filter->SetInput(MakeImageOfPixels<CudaImageOf<float>>(OddSize(), std::vector<float>(OddCount(), 300.0f)));
+  filter->Update();
+  EXPECT_EQ(filter->GetOverflowCount(), OddCount());
+  EXPECT_EQ(filter->GetUnderflowCount(), 0u);
+  filter->SetShift(-400.0); // every pixel below 0 now, counted anew
+  filter->Update();
+  EXPECT_EQ(filter->GetOverflowCount(), 0u);
+  EXPECT_EQ(filter->GetUnderflowCount(), OddCount());
+  // Counts not read before the next update are dropped with it.
+  filter->SetShift(-200.0);
+  filter->Update();
+  filter->SetScale(-1.0);
+  filter->Update();
+  EXPECT_EQ(filter->GetUnderflowCount(), OddCount()) << "-(300 - 200) < 0";
+  EXPECT_EQ(filter->GetOverflowCount(), 0u);
 }
 
 TEST(CudaIntensityFilters, CastInPlaceOfOneTypeComputesNothing)

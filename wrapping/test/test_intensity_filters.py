@@ -1,7 +1,7 @@
 # Copyright CudaCommon contributors. Licensed under the Apache License, Version 2.0.
 """CudaDivideImageFilter, CudaDivideOrZeroOutImageFilter, CudaSqrtImageFilter,
 CudaExpImageFilter, CudaLogImageFilter, CudaThresholdImageFilter,
-CudaBinaryThresholdImageFilter, CudaCastImageFilter,
+CudaBinaryThresholdImageFilter, CudaShiftScaleImageFilter, CudaCastImageFilter,
 CudaExtractImageFilter, CudaStatisticsImageFilter and
 CudaMinimumMaximumImageCalculator from Python: their
 class (and for the image filters snake_case) forms, against NumPy and ITK's
@@ -133,6 +133,31 @@ def test_cast(pair, gpu_enabled):
     result = np.asarray(cast.GetOutput())
     assert result.dtype == np.dtype({"F": np.float32, "D": np.float64, "UC": np.uint8}[target])
     np.testing.assert_array_equal(result, values.astype(result.dtype))
+
+
+@pytest.mark.parametrize("pair", [("F", "F"), ("D", "D"), ("F", "UC"), ("D", "UC")])
+@pytest.mark.parametrize("gpu_enabled", PATHS)
+def test_shift_scale(pair, gpu_enabled):
+    """CudaShiftScaleImageFilter: (x + Shift) * Scale in double, clamped to
+    the output's range, with ITK's counts of the clamped pixels."""
+    skip_without_gpu(gpu_enabled)
+    source, target = pair
+    image, values = random_image(source, 3, seed=35)  # -100 to 100
+    output_type = itk.CudaImage[ITK_TYPES[target], 3]
+    scale = 1e38 if target == "F" else 2.0  # out of float's range, or of unsigned char's
+    shift_scale = itk.CudaShiftScaleImageFilter[type(image), output_type].New(
+        image, Shift=10.0, Scale=scale, GPUEnabled=gpu_enabled)
+    shift_scale.Update()
+    result = np.asarray(shift_scale.GetOutput())
+    real = (values.astype(np.float64) + 10.0) * scale
+    dtype = result.dtype
+    info = np.finfo(dtype) if np.issubdtype(dtype, np.floating) else np.iinfo(dtype)
+    low = -info.max if np.issubdtype(dtype, np.floating) else info.min
+    expected = np.clip(real, low, info.max).astype(dtype)
+    np.testing.assert_array_equal(result, expected)
+    assert shift_scale.GetUnderflowCount() == np.count_nonzero(real < low)
+    assert shift_scale.GetOverflowCount() == np.count_nonzero(real > info.max)
+    assert shift_scale.GetUnderflowCount() + shift_scale.GetOverflowCount() > 0
 
 
 @pytest.mark.parametrize("gpu_enabled", PATHS)
