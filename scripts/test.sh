@@ -44,7 +44,13 @@ fi
 # itk_cudacommon` is the installed one).
 if [[ $# -eq 0 ]]; then
   python=${PYTHON:-python3}
-  "$python" -m pip install --quiet --config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" \
+  # WrapITK writes a module's Python files into the ITK tree it builds
+  # against: one module build at a time per tree (scripts/test-wrapitk.sh and
+  # scripts/test-rtk-wrapping.sh take the same lock), else one build's files
+  # replace the other's.
+  itk_wrapped=$("$root/scripts/build-itk.sh" --profile wrapped | tail -n 1)
+  flock "$itk_wrapped/.wrapitk-module.lock" \
+    "$python" -m pip install --quiet --config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" \
     --config-settings=cmake.define.CudaCommon_PYTHON_TEST_BACKEND=ON "$root"
   for suite in wrapitk-test test; do
     (cd /tmp && "$python" -m pytest -q -rs -p no:cacheprovider "$root/wrapping/$suite")
