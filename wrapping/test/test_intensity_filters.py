@@ -144,7 +144,8 @@ def test_shift_scale(pair, gpu_enabled):
     source, target = pair
     image, values = random_image(source, 3, seed=35)  # -100 to 100
     output_type = itk.CudaImage[ITK_TYPES[target], 3]
-    scale = 1e38 if target == "F" else 2.0  # out of float's range, or of unsigned char's
+    # Out of the output type's range on both sides (for double, to infinity).
+    scale = {"F": 1e38, "D": 1e307, "UC": 2.0}[target]
     shift_scale = itk.CudaShiftScaleImageFilter[type(image), output_type].New(
         image, Shift=10.0, Scale=scale, GPUEnabled=gpu_enabled)
     shift_scale.Update()
