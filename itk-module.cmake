@@ -10,6 +10,7 @@ itk_module(CudaCommon
     ITKImageIntensity
     ITKThresholding
     ITKImageStatistics
+    ITKImageGrid
   TEST_DEPENDS
     ITKGoogleTest
     ITKImageIntensity

@@ -26,6 +26,52 @@
 
 namespace itk
 {
+namespace CudaDetail
+{
+/** The GPU side of ExtractImageFilter and of its subclasses (CropImageFilter):
+ * in place, the output (the input's buffer, grafted) takes the extracted
+ * region `extracted` as its largest; else the input's pixels of the region
+ * that `outputToInput` maps the output's buffered region to are copied,
+ * device to device, a strided 3-D copy per 3-D slab, on `stream`. */
+template <typename TInputImage, typename TOutputImage, typename TMapRegion>
+void
+ExtractOnDevice(const TInputImage *                       input,
+                TOutputImage *                            output,
+                bool                                      inPlace,
+                const typename TOutputImage::RegionType & extracted,
+                TMapRegion &&                             outputToInput,
+                cudaStream_t                              stream)
+{
+  using PixelType = typename TOutputImage::PixelType;
+  if (inPlace)
+  {
+    // The graft took the input's geometry: the extraction's, as ITK's filter sets it back.
+    output->SetLargestPossibleRegion(extracted);
+    return;
+  }
+  const auto & outputRegion = output->GetBufferedRegion();
+  if (outputRegion.GetNumberOfPixels() == 0)
+  {
+    return;
+  }
+  typename TInputImage::RegionType inputRegion;
+  outputToInput(inputRegion, outputRegion);
+  const auto * in = static_cast<const char *>(input->GetCudaDataManager()->GetConstGPUBufferPointer());
+  auto *       out = static_cast<char *>(output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite());
+  // The region in the input's dimensions, its collapsed ones of size 1:
+  // its pixels in order are the output's.
+  CudaForEachRegionSlab(input->GetBufferedRegion(),
+                        inputRegion,
+                        [&](size_t inputOffset, size_t outputOffset, const CudaRegionGeometry & geometry) {
+                          CudaCopyRegionAsync(out + outputOffset * sizeof(PixelType),
+                                              in + inputOffset * sizeof(PixelType),
+                                              geometry,
+                                              sizeof(PixelType),
+                                              stream);
+                        });
+}
+} // namespace CudaDetail
+
 /** \class CudaExtractImageFilter
  * \brief A region of an image, of its dimension or of fewer (a slice of a
  * volume, a volume of a 4-D series), copied on the GPU: ITK's
@@ -72,34 +118,15 @@ protected:
   void
   GPUGenerateData() override
   {
-    OutputImageType * output = this->GetOutput();
-    if (this->GetRunningInPlace())
-    {
-      // The graft took the input's geometry: the extraction's, as ITK's filter sets it back.
-      output->SetLargestPossibleRegion(this->m_OutputImageRegion);
-      return;
-    }
-    const auto & outputRegion = output->GetBufferedRegion();
-    if (outputRegion.GetNumberOfPixels() == 0)
-    {
-      return;
-    }
-    typename InputImageType::RegionType inputRegion;
-    this->CallCopyOutputRegionToInputRegion(inputRegion, outputRegion);
-    const InputImageType * input = this->GetInput();
-    const auto * in = static_cast<const char *>(input->GetCudaDataManager()->GetConstGPUBufferPointer());
-    auto *       out = static_cast<char *>(output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite());
-    // The region in the input's dimensions, its collapsed ones of size 1:
-    // its pixels in order are the output's.
-    CudaForEachRegionSlab(input->GetBufferedRegion(),
-                          inputRegion,
-                          [&](size_t inputOffset, size_t outputOffset, const CudaRegionGeometry & geometry) {
-                            CudaCopyRegionAsync(out + outputOffset * sizeof(PixelType),
-                                                in + inputOffset * sizeof(PixelType),
-                                                geometry,
-                                                sizeof(PixelType),
-                                                this->GetCudaStream());
-                          });
+    CudaDetail::ExtractOnDevice(
+      this->GetInput(),
+      this->GetOutput(),
+      this->GetRunningInPlace(),
+      this->m_OutputImageRegion,
+      [this](auto & inputRegion, const auto & outputRegion) {
+        this->CallCopyOutputRegionToInputRegion(inputRegion, outputRegion);
+      },
+      this->GetCudaStream());
   }
 
   /** False: the copies are queued on GetCudaStream(). */

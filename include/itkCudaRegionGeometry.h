@@ -52,6 +52,43 @@ struct CudaRegionGeometry
 CudaCommon_EXPORT void
 CudaCopyRegionAsync(void * out, const void * in, const CudaRegionGeometry & geometry, size_t pixelBytes,
                     cudaStream_t stream);
+
+/** A box inside a 3-D buffer of BufferSize pixels, starting at Offset; its
+ * size is given beside it. Unused dimensions have size 1, offset 0. */
+struct CudaBufferBox
+{
+  size_t BufferSize[3];
+  size_t Offset[3];
+};
+
+/** Queue on `stream` a device-to-device copy of a box of `size` pixels, of
+ * `pixelBytes` bytes each, from `inBox` of the buffer `in` to `outBox` of the
+ * buffer `out`: a strided 3-D copy into a whole compact buffer, a kernel into
+ * a box of a larger one. \throws itk::ExceptionObject when a box leaves its
+ * buffer, or naming the CUDA error. */
+CudaCommon_EXPORT void
+CudaCopyBoxAsync(void *                out,
+                 const CudaBufferBox & outBox,
+                 const void *          in,
+                 const CudaBufferBox & inBox,
+                 const size_t (&size)[3],
+                 size_t       pixelBytes,
+                 cudaStream_t stream);
+
+/** Queue on `stream` a kernel that sets pixels of the buffer `out` (of
+ * box.BufferSize pixels of `pixelBytes` bytes) to the pixel at `pixel` (host
+ * memory, read before the call returns): the pixels of the box of `size`
+ * at box.Offset when `inside`, every other pixel of the buffer when not (an
+ * empty box: all of them). \throws itk::ExceptionObject when the box leaves
+ * the buffer, for pixels of more than 64 bytes, or naming the CUDA error. */
+CudaCommon_EXPORT void
+CudaFillBoxAsync(void *                out,
+                 const CudaBufferBox & box,
+                 const size_t (&size)[3],
+                 bool         inside,
+                 const void * pixel,
+                 size_t       pixelBytes,
+                 cudaStream_t stream);
 } // namespace itk
 
 #endif

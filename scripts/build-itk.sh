@@ -57,11 +57,15 @@ case $profile in
   module)
     # An ITK build tree for CudaCommon as an ITK module (issue 15): shared
     # libraries, what the module and its tests need, system GoogleTest.
+    # ITKImageGrid (CudaCommon's Crop, ConstantPad and Paste parents) is not
+    # named: ITKImageIntensity depends on it, and naming it would change the
+    # cache key of an identical tree.
     modules+=(ITKImageIntensity ITKThresholding ITKImageStatistics ITKSmoothing ITKIOImageBase ITKIOMeta ITKGoogleTest) ;;
   wrapped)
     # ITKCommon's wrapping wraps itk::MeshRegion (ITKMesh); ITKImageIntensity,
     # ITKThresholding and ITKImageStatistics are C++ dependencies of
-    # CudaCommon (its filters' CPU parents), configured but not wrapped here
+    # CudaCommon (its filters' CPU parents; ITKImageGrid too, which
+    # ITKImageIntensity brings), configured but not wrapped here
     # (CudaCommon's wrapping imports ITKCommon's alone).
     # ITKIOImageBase (in itk-core too) is for RTK's headers: rtkMacro.h
     # includes itkImageFileWriter.h, so RTK's CUDA filters wrapped on this

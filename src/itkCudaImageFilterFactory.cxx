@@ -20,6 +20,8 @@
 #include "itkCudaAddImageFilter.h"
 #include "itkCudaBinaryThresholdImageFilter.h"
 #include "itkCudaCastImageFilter.h"
+#include "itkCudaConstantPadImageFilter.h"
+#include "itkCudaCropImageFilter.h"
 #include "itkCudaDivideImageFilter.h"
 #include "itkCudaDivideOrZeroOutImageFilter.h"
 #include "itkCudaExpImageFilter.h"
@@ -28,6 +30,7 @@
 #include "itkCudaMaximumImageFilter.h"
 #include "itkCudaMinimumImageFilter.h"
 #include "itkCudaMultiplyImageFilter.h"
+#include "itkCudaPasteImageFilter.h"
 #include "itkCudaSubtractImageFilter.h"
 #include "itkCudaImage.h"
 #include "itkCudaProcessGlobal.h"
@@ -117,10 +120,15 @@ CudaImageFilterFactory::RegisterOverridesFor()
   this->Override<CastImageFilter<ImageType, OtherRealImageType>, CudaCastImageFilter<ImageType, OtherRealImageType>>();
   // Regions, of the image's dimension and one fewer (a slice, a volume of a series).
   this->Override<ExtractImageFilter<ImageType, ImageType>, CudaExtractImageFilter<ImageType, ImageType>>();
+  this->Override<CropImageFilter<ImageType, ImageType>, CudaCropImageFilter<ImageType, ImageType>>();
+  this->Override<ConstantPadImageFilter<ImageType, ImageType>, CudaConstantPadImageFilter<ImageType, ImageType>>();
+  this->Override<PasteImageFilter<ImageType, ImageType, ImageType>, CudaPasteImageFilter<ImageType>>();
   if constexpr (VDimension > 2)
   {
     using SliceType = CudaImage<TPixel, VDimension - 1>;
     this->Override<ExtractImageFilter<ImageType, SliceType>, CudaExtractImageFilter<ImageType, SliceType>>();
+    this->Override<PasteImageFilter<ImageType, SliceType, ImageType>,
+                   CudaPasteImageFilter<ImageType, SliceType, ImageType>>();
   }
   // Reductions (MinimumMaximumImageCalculator's Compute() is not virtual: not here).
   this->Override<StatisticsImageFilter<ImageType>, CudaStatisticsImageFilter<ImageType>>();
@@ -146,8 +154,8 @@ const char *
 CudaImageFilterFactory::GetDescription() const
 {
   return "Makes ITK's filters of CudaImages (Square, Abs, Add, Subtract, Multiply, Maximum, Minimum, Divide, "
-         "DivideOrZeroOut, Sqrt, Exp, Log, Threshold, BinaryThreshold, ShiftScale, Cast, Extract, Statistics) their "
-         "CUDA counterparts";
+         "DivideOrZeroOut, Sqrt, Exp, Log, Threshold, BinaryThreshold, ShiftScale, Cast, Extract, Crop, ConstantPad, Paste, "
+         "Statistics) their CUDA counterparts";
 }
 
 void

@@ -34,40 +34,8 @@ namespace
 {
 using itk::CudaTest::ExceptionMessage;
 
-template <typename TImage>
-typename TImage::Pointer
-MakeImage(const typename TImage::SizeType & size)
-{
-  auto image = TImage::New();
-  typename TImage::IndexType start;
-  typename TImage::SpacingType spacing;
-  typename TImage::PointType origin;
-  for (unsigned int d = 0; d < TImage::ImageDimension; ++d)
-  {
-    start[d] = -3 + static_cast<int>(d); // regions that do not start at 0
-    spacing[d] = 0.5 + d;
-    origin[d] = 10.0 * d - 4.0;
-  }
-  image->SetRegions(typename TImage::RegionType(start, size));
-  image->SetSpacing(spacing);
-  image->SetOrigin(origin);
-  image->Allocate();
-  auto *       pixels = reinterpret_cast<unsigned char *>(image->GetBufferPointer());
-  const size_t bytes = image->GetBufferedRegion().GetNumberOfPixels() * sizeof(typename TImage::PixelType);
-  for (size_t i = 0; i < bytes; ++i)
-  {
-    pixels[i] = static_cast<unsigned char>((i * 2654435761u) >> 13); // every byte differs from its neighbours
-  }
-  return image;
-}
-
-template <typename TImage>
-std::vector<unsigned char>
-Bytes(const TImage * image)
-{
-  const auto * pixels = reinterpret_cast<const unsigned char *>(image->GetBufferPointer());
-  return { pixels, pixels + image->GetBufferedRegion().GetNumberOfPixels() * sizeof(typename TImage::PixelType) };
-}
+using itk::CudaTest::BufferBytes;
+using itk::CudaTest::MakePatternImage;
 
 /** The CUDA filter of `TIn` to `TOut` CudaImages and ITK's of itk::Images
  * extract `region` of the same pixels: same pixels, same geometry. */
@@ -77,13 +45,8 @@ ExpectExtractLikeITK(bool gpu, const itk::ImageRegion<VIn> & region, const itk::
 {
   using CudaIn = itk::CudaImage<TPixel, VIn>;
   using CudaOut = itk::CudaImage<TPixel, VOut>;
-  auto cudaInput = MakeImage<CudaIn>(size);
-  auto input = itk::Image<TPixel, VIn>::New();
-  input->SetRegions(cudaInput->GetBufferedRegion());
-  input->CopyInformation(cudaInput);
-  input->Allocate();
-  std::memcpy(static_cast<void *>(input->GetBufferPointer()), cudaInput->GetBufferPointer(),
-              Bytes(cudaInput.GetPointer()).size());
+  auto cudaInput = MakePatternImage<CudaIn>(size);
+  auto input = itk::CudaTest::ToITKImage(cudaInput.GetPointer());
   auto reference = itk::ExtractImageFilter<itk::Image<TPixel, VIn>, itk::Image<TPixel, VOut>>::New();
   reference->SetInput(input);
   reference->SetExtractionRegion(region);
@@ -110,7 +73,7 @@ ExpectExtractLikeITK(bool gpu, const itk::ImageRegion<VIn> & region, const itk::
     EXPECT_EQ(manager->GetTransferStatistics().HostToDeviceCount, 0u);
     EXPECT_EQ(cudaInput->GetCudaDataManager()->GetTransferStatistics().HostToDeviceCount, 1u) << "one upload";
   }
-  EXPECT_EQ(Bytes(static_cast<const CudaOut *>(output)), Bytes(reference->GetOutput()));
+  EXPECT_EQ(BufferBytes(static_cast<const CudaOut *>(output)), BufferBytes(reference->GetOutput()));
 }
 
 class CudaExtractImageFilterTest : public ::testing::TestWithParam<bool>
@@ -162,7 +125,7 @@ TEST_P(CudaExtractImageFilterTest, StreamedPieces)
   ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   using CudaIn = itk::CudaImage<float, 3>;
   using CudaOut = itk::CudaImage<float, 2>;
-  auto input = MakeImage<CudaIn>({ { 41, 29, 7 } });
+  auto input = MakePatternImage<CudaIn>({ { 41, 29, 7 } });
   auto extract = itk::CudaExtractImageFilter<CudaIn, CudaOut>::New();
   extract->SetGPUEnabled(GetParam());
   extract->SetInput(input);
@@ -191,7 +154,7 @@ TEST_P(CudaExtractImageFilterTest, ARegionOutsideTheInputIsRefusedAsITKRefusesIt
   using CudaImageType = itk::CudaImage<float, 3>;
   auto extract = itk::CudaExtractImageFilter<CudaImageType, CudaImageType>::New();
   extract->SetGPUEnabled(GetParam());
-  extract->SetInput(MakeImage<CudaImageType>({ { 8, 8, 8 } }));
+  extract->SetInput(MakePatternImage<CudaImageType>({ { 8, 8, 8 } }));
   extract->SetExtractionRegion(itk::ImageRegion<3>({ { 0, 0, 0 } }, { { 8, 8, 8 } })); // the input starts at -3
   const std::string message = ExceptionMessage([&] { extract->Update(); });
   EXPECT_FALSE(message.empty());

@@ -26,11 +26,14 @@
 #include "itkCudaTestUtilities.h"
 #include "itkBinaryThresholdImageFilter.h"
 #include "itkCastImageFilter.h"
+#include "itkConstantPadImageFilter.h"
+#include "itkCropImageFilter.h"
 #include "itkDivideImageFilter.h"
 #include "itkDivideOrZeroOutImageFilter.h"
 #include "itkExpImageFilter.h"
 #include "itkExtractImageFilter.h"
 #include "itkLogImageFilter.h"
+#include "itkPasteImageFilter.h"
 #include "itkShiftScaleImageFilter.h"
 #include "itkSqrtImageFilter.h"
 #include "itkStatisticsImageFilter.h"
@@ -115,7 +118,7 @@ TEST_F(CudaImageFilterFactoryTest, ITKsFiltersOfCudaImagesAreTheCUDAOnes)
   EXPECT_EQ(typeid(*mixed), typeid(itk::SquareImageFilter<ImageF3, itk::CudaImage<double, 3>>));
 }
 
-TEST_F(CudaImageFilterFactoryTest, ITKsIntensityThresholdShiftScaleCastExtractAndStatisticsFiltersToo)
+TEST_F(CudaImageFilterFactoryTest, ITKsIntensityThresholdShiftScaleCastRegionAndStatisticsFiltersToo)
 {
   using ImageD3 = itk::CudaImage<double, 3>;
   using ImageF4 = itk::CudaImage<float, 4>;
@@ -134,6 +137,11 @@ TEST_F(CudaImageFilterFactoryTest, ITKsIntensityThresholdShiftScaleCastExtractAn
   EXPECT_EQ(nameOf(itk::ExtractImageFilter<ImageF3, itk::CudaImage<float, 2>>::New()), "CudaExtractImageFilter");
   EXPECT_EQ(nameOf(itk::ExtractImageFilter<ImageF4, ImageF3>::New()), "CudaExtractImageFilter");
   EXPECT_EQ(nameOf(itk::ExtractImageFilter<ImageD2, ImageD2>::New()), "CudaExtractImageFilter");
+  EXPECT_EQ(nameOf(itk::CropImageFilter<ImageF3, ImageF3>::New()), "CudaCropImageFilter");
+  EXPECT_EQ(nameOf(itk::ConstantPadImageFilter<ImageD2, ImageD2>::New()), "CudaConstantPadImageFilter");
+  EXPECT_EQ(nameOf(itk::PasteImageFilter<ImageF4>::New()), "CudaPasteImageFilter");
+  EXPECT_EQ(nameOf(itk::PasteImageFilter<ImageD3, ImageD2, ImageD3>::New()), "CudaPasteImageFilter") << "a slice";
+  EXPECT_FALSE(itk::PasteImageFilter<ImageF3>::New()->GetInPlace()) << "ITK's default";
   EXPECT_EQ(nameOf(itk::ShiftScaleImageFilter<ImageD2, ImageD2>::New()), "CudaShiftScaleImageFilter");
   EXPECT_EQ(nameOf(itk::StatisticsImageFilter<ImageF4>::New()), "CudaStatisticsImageFilter");
   EXPECT_EQ(nameOf(itk::StatisticsImageFilter<ImageD3>::New()), "CudaStatisticsImageFilter");
@@ -143,6 +151,7 @@ TEST_F(CudaImageFilterFactoryTest, ITKsIntensityThresholdShiftScaleCastExtractAn
   EXPECT_EQ(nameOf(itk::CastImageFilter<ImageF3, ImageUC3>::New()), "CastImageFilter");
   EXPECT_EQ(nameOf(itk::DivideImageFilter<ImageUC3, ImageUC3, ImageUC3>::New()), "DivideImageFilter");
   EXPECT_EQ(nameOf(itk::StatisticsImageFilter<ImageUC3>::New()), "StatisticsImageFilter");
+  EXPECT_EQ(nameOf(itk::ConstantPadImageFilter<ImageUC3, ImageUC3>::New()), "ConstantPadImageFilter");
 }
 
 TEST_F(CudaImageFilterFactoryTest, TheFilterItMakesComputesWhatITKsDoes)

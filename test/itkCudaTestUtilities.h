@@ -22,10 +22,12 @@
 #include "itkCudaEmulatedMemoryBackend.h"
 #include "itkCudaMemoryBackend.h"
 #include "itkCudaUtil.h"
+#include "itkImage.h"
 
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -283,6 +285,60 @@ HostPixels(const TImage * image)
 {
   const auto * buffer = image->GetBufferPointer();
   return { buffer, buffer + image->GetBufferedRegion().GetNumberOfPixels() };
+}
+
+/** A new image of `size` whose region starts at (-3, -2, -1, ...), with a
+ * spacing and origin of its own and every byte of its buffer different from
+ * its neighbours: what a copy of regions could get wrong shows. */
+template <typename TImage>
+typename TImage::Pointer
+MakePatternImage(const typename TImage::SizeType & size, unsigned int seed = 0)
+{
+  auto                         image = TImage::New();
+  typename TImage::IndexType   start;
+  typename TImage::SpacingType spacing;
+  typename TImage::PointType   origin;
+  for (unsigned int d = 0; d < TImage::ImageDimension; ++d)
+  {
+    start[d] = -3 + static_cast<int>(d);
+    spacing[d] = 0.5 + d;
+    origin[d] = 10.0 * d - 4.0;
+  }
+  image->SetRegions(typename TImage::RegionType(start, size));
+  image->SetSpacing(spacing);
+  image->SetOrigin(origin);
+  image->Allocate();
+  auto *       pixels = reinterpret_cast<unsigned char *>(image->GetBufferPointer());
+  const size_t bytes = image->GetBufferedRegion().GetNumberOfPixels() * sizeof(typename TImage::PixelType);
+  for (size_t i = 0; i < bytes; ++i)
+  {
+    pixels[i] = static_cast<unsigned char>(((i + 977u * seed) * 2654435761u) >> 13);
+  }
+  return image;
+}
+
+/** The bytes of the buffered pixels of `image`, read through its host buffer. */
+template <typename TImage>
+std::vector<unsigned char>
+BufferBytes(const TImage * image)
+{
+  const auto * pixels = reinterpret_cast<const unsigned char *>(image->GetBufferPointer());
+  return { pixels, pixels + image->GetBufferedRegion().GetNumberOfPixels() * sizeof(typename TImage::PixelType) };
+}
+
+/** An itk::Image with the pixels, regions and geometry of `image`. */
+template <typename TImage>
+typename Image<typename TImage::PixelType, TImage::ImageDimension>::Pointer
+ToITKImage(const TImage * image)
+{
+  auto copy = Image<typename TImage::PixelType, TImage::ImageDimension>::New();
+  copy->SetRegions(image->GetBufferedRegion());
+  copy->SetLargestPossibleRegion(image->GetLargestPossibleRegion());
+  copy->CopyInformation(image);
+  copy->Allocate();
+  const auto bytes = BufferBytes(image);
+  std::memcpy(static_cast<void *>(copy->GetBufferPointer()), bytes.data(), bytes.size());
+  return copy;
 }
 
 /** The message of the itk::ExceptionObject thrown by `f`, or "" if none was thrown. */
