@@ -2,7 +2,8 @@
 """CudaDivideImageFilter, CudaDivideOrZeroOutImageFilter, CudaSqrtImageFilter,
 CudaExpImageFilter, CudaLogImageFilter, CudaThresholdImageFilter,
 CudaBinaryThresholdImageFilter, CudaShiftScaleImageFilter, CudaCastImageFilter,
-CudaExtractImageFilter, CudaStatisticsImageFilter and
+CudaExtractImageFilter, CudaCropImageFilter, CudaConstantPadImageFilter,
+CudaPasteImageFilter, CudaStatisticsImageFilter and
 CudaMinimumMaximumImageCalculator from Python: their
 class (and for the image filters snake_case) forms, against NumPy and ITK's
 filters from the wheel, on the GPU with a device and through the CPU parent
@@ -181,6 +182,53 @@ def test_extract_a_slice_and_a_region(gpu_enabled):
     extract.Update()
     assert type(extract.GetOutput()) is slice_type
     np.testing.assert_array_equal(np.asarray(extract.GetOutput()), values[1])
+
+
+@pytest.mark.parametrize("code", ["F", "D"])
+@pytest.mark.parametrize("gpu_enabled", PATHS)
+def test_crop_and_constant_pad(code, gpu_enabled):
+    """CudaCropImageFilter and CudaConstantPadImageFilter, class and
+    snake_case forms (sizes in ITK's x, y, z order), against NumPy's slicing
+    and np.pad; the padded image's region starts below the input's."""
+    skip_without_gpu(gpu_enabled)
+    _, values = random_image(code, 3, seed=37)  # NumPy order: z, y, x = 3, 5, 7
+    image = cuda_image(values)
+    crop = itk.CudaCropImageFilter[type(image), type(image)].New(
+        image, LowerBoundaryCropSize=[1, 2, 0], UpperBoundaryCropSize=[2, 0, 1], GPUEnabled=gpu_enabled)
+    crop.Update()
+    np.testing.assert_array_equal(np.asarray(crop.GetOutput()), values[0:2, 2:5, 1:5])
+    cropped = itk.cuda_crop_image_filter(image, BoundaryCropSize=[1, 1, 1], GPUEnabled=gpu_enabled)
+    np.testing.assert_array_equal(np.asarray(cropped), values[1:2, 1:4, 1:6])
+    padded = itk.cuda_constant_pad_image_filter(
+        image, PadLowerBound=[2, 0, 1], PadUpperBound=[0, 3, 1], Constant=2.5, GPUEnabled=gpu_enabled)
+    expected = np.pad(values, ((1, 1), (0, 3), (2, 0)), constant_values=2.5)
+    np.testing.assert_array_equal(np.asarray(padded), expected)
+    assert tuple(padded.GetLargestPossibleRegion().GetIndex()) == (-2, 0, -1)
+
+
+@pytest.mark.parametrize("gpu_enabled", PATHS)
+def test_paste(gpu_enabled):
+    """CudaPasteImageFilter: a region of one image pasted into another (sizes
+    and indices in ITK's x, y, z order), and a constant pasted, against
+    NumPy."""
+    skip_without_gpu(gpu_enabled)
+    _, values = random_image("F", 3, seed=41)  # z, y, x = 3, 5, 7
+    _, other = random_image("F", 3, seed=43)
+    destination, source = cuda_image(values), cuda_image(other)
+    paste = itk.CudaPasteImageFilter[type(destination)].New(
+        destination, SourceImage=source, SourceRegion=itk.ImageRegion[3]([1, 0, 0], [3, 2, 2]),
+        DestinationIndex=[0, 1, 1], GPUEnabled=gpu_enabled)
+    paste.Update()
+    expected = values.copy()
+    expected[1:3, 1:3, 0:3] = other[0:2, 0:2, 1:4]
+    np.testing.assert_array_equal(np.asarray(paste.GetOutput()), expected)
+    filled = itk.CudaPasteImageFilter[type(destination)].New(
+        destination, Constant=-7.0, SourceRegion=itk.ImageRegion[3]([0, 0, 0], [2, 5, 1]),
+        DestinationIndex=[5, 0, 2], GPUEnabled=gpu_enabled)
+    filled.Update()
+    expected = values.copy()
+    expected[2:3, 0:5, 5:7] = -7.0
+    np.testing.assert_array_equal(np.asarray(filled.GetOutput()), expected)
 
 
 @pytest.mark.parametrize("code", ["F", "D", "UC", "SS"])
