@@ -580,16 +580,12 @@ CudaDataManager::RecordTransfers(uint64_t hostToDeviceBytes, uint64_t deviceToHo
 {
   SharedState * state = m_State.get();
   LockType      lock(state->Mutex);
-  if (hostToDeviceBytes > 0)
-  {
-    ++state->Statistics.HostToDeviceCount;
-    state->Statistics.HostToDeviceBytes += hostToDeviceBytes;
-  }
-  if (deviceToHostBytes > 0)
-  {
-    ++state->Statistics.DeviceToHostCount;
-    state->Statistics.DeviceToHostBytes += deviceToHostBytes;
-  }
+  CudaTransferStatistics added;
+  added.HostToDeviceCount = hostToDeviceBytes > 0 ? 1 : 0;
+  added.HostToDeviceBytes = hostToDeviceBytes;
+  added.DeviceToHostCount = deviceToHostBytes > 0 ? 1 : 0;
+  added.DeviceToHostBytes = deviceToHostBytes;
+  CudaDetail::CountTransfers(state->Statistics, added);
 }
 
 void

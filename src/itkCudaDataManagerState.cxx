@@ -18,6 +18,9 @@
 #include "itkCudaDataManagerState.h"
 #include "itkCudaAllocationRegistry.h"
 #include "itkCudaResources.h"
+#include "itkCudaProcessTransfers.h"
+
+#include <atomic>
 
 namespace itk
 {
@@ -38,7 +41,58 @@ ValidityName(uint8_t valid)
       return "no copy current";
   }
 }
+
+namespace
+{
+// The process's totals: relaxed atomics (counters, read as a snapshot).
+struct ProcessTransfers
+{
+  std::atomic<uint64_t> HostToDeviceCount{ 0 };
+  std::atomic<uint64_t> HostToDeviceBytes{ 0 };
+  std::atomic<uint64_t> DeviceToHostCount{ 0 };
+  std::atomic<uint64_t> DeviceToHostBytes{ 0 };
+  std::atomic<uint64_t> PeerCount{ 0 };
+  std::atomic<uint64_t> PeerBytes{ 0 };
+};
+
+ProcessTransfers &
+Totals()
+{
+  static ProcessTransfers totals; // never destroyed before a static manager that counts
+  return totals;
+}
+} // namespace
+
+void
+CountTransfers(CudaTransferStatistics & statistics, const CudaTransferStatistics & added)
+{
+  statistics.HostToDeviceCount += added.HostToDeviceCount;
+  statistics.HostToDeviceBytes += added.HostToDeviceBytes;
+  statistics.DeviceToHostCount += added.DeviceToHostCount;
+  statistics.DeviceToHostBytes += added.DeviceToHostBytes;
+  statistics.PeerCount += added.PeerCount;
+  statistics.PeerBytes += added.PeerBytes;
+  ProcessTransfers & totals = Totals();
+  totals.HostToDeviceCount.fetch_add(added.HostToDeviceCount, std::memory_order_relaxed);
+  totals.HostToDeviceBytes.fetch_add(added.HostToDeviceBytes, std::memory_order_relaxed);
+  totals.DeviceToHostCount.fetch_add(added.DeviceToHostCount, std::memory_order_relaxed);
+  totals.DeviceToHostBytes.fetch_add(added.DeviceToHostBytes, std::memory_order_relaxed);
+  totals.PeerCount.fetch_add(added.PeerCount, std::memory_order_relaxed);
+  totals.PeerBytes.fetch_add(added.PeerBytes, std::memory_order_relaxed);
+}
 } // namespace CudaDetail
+
+CudaTransferStatistics
+CudaGetProcessTransferStatistics()
+{
+  const auto & totals = CudaDetail::Totals();
+  return { totals.HostToDeviceCount.load(std::memory_order_relaxed),
+           totals.HostToDeviceBytes.load(std::memory_order_relaxed),
+           totals.DeviceToHostCount.load(std::memory_order_relaxed),
+           totals.DeviceToHostBytes.load(std::memory_order_relaxed),
+           totals.PeerCount.load(std::memory_order_relaxed),
+           totals.PeerBytes.load(std::memory_order_relaxed) };
+}
 
 CudaDataManager::SharedState::~SharedState()
 {

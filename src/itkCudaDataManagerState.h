@@ -60,6 +60,11 @@ enum Validity : uint8_t
 /** Words for a Validity (PrintSelf). */
 const char *
 ValidityName(uint8_t valid);
+
+/** Adds `added` to a manager's `statistics` (its mutex held) and to the
+ * process's totals (CudaGetProcessTransferStatistics()). */
+void
+CountTransfers(CudaTransferStatistics & statistics, const CudaTransferStatistics & added);
 } // namespace CudaDetail
 
 using CudaDetail::BothValid;

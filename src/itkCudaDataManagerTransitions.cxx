@@ -83,8 +83,10 @@ CudaDataManager::DownloadLocked(SharedState & state)
     CUDA_CHECK(backend->CopyDeviceToHostAsync(state.CPUBuffer, state.GPUBuffer->GetPointer(), state.BufferSize, stream));
     CUDA_CHECK(backend->SynchronizeStream(stream)); // the host reads next
     state.UploadPending = false;
-    ++state.Statistics.DeviceToHostCount;
-    state.Statistics.DeviceToHostBytes += state.BufferSize;
+    CudaTransferStatistics added;
+    added.DeviceToHostCount = 1;
+    added.DeviceToHostBytes = state.BufferSize;
+    CudaDetail::CountTransfers(state.Statistics, added);
   }
   state.Valid = BothValid;
   state.Touch();
@@ -198,8 +200,10 @@ CudaDataManager::AcquireGPULocked(SharedState & state, Access access)
     CUDA_CHECK(state.GPUBuffer->GetBackend()->CopyHostToDeviceAsync(
       state.GPUBuffer->GetPointer(), state.CPUBuffer, state.BufferSize, state.QueueStream(), &hostStillRead));
     state.UploadPending = state.UploadPending || hostStillRead;
-    ++state.Statistics.HostToDeviceCount;
-    state.Statistics.HostToDeviceBytes += state.BufferSize;
+    CudaTransferStatistics added;
+    added.HostToDeviceCount = 1;
+    added.HostToDeviceBytes = state.BufferSize;
+    CudaDetail::CountTransfers(state.Statistics, added);
     state.Valid = BothValid;
     state.Touch();
     queued = true;
@@ -269,8 +273,10 @@ CudaDataManager::MoveGPUBufferLocked(SharedState & state, int device)
   CUDA_CHECK(state.StreamBackend->SynchronizeStream(stream));
   state.UploadPending = false;
   state.GPUBuffer = moved; // frees an owned old buffer, forgets a borrowed one
-  ++state.Statistics.PeerCount;
-  state.Statistics.PeerBytes += state.BufferSize;
+  CudaTransferStatistics added;
+  added.PeerCount = 1;
+  added.PeerBytes = state.BufferSize;
+  CudaDetail::CountTransfers(state.Statistics, added);
 }
 
 CudaHostStreamedProduction
@@ -305,13 +311,7 @@ CudaDataManager::EndHostStreamedProduction(const CudaTransferStatistics * commit
   state->Valid = BothValid;
   state->ProducedBoth = true;
   state->Touch();
-  CudaTransferStatistics & statistics = state->Statistics;
-  statistics.HostToDeviceCount += committed->HostToDeviceCount;
-  statistics.HostToDeviceBytes += committed->HostToDeviceBytes;
-  statistics.DeviceToHostCount += committed->DeviceToHostCount;
-  statistics.DeviceToHostBytes += committed->DeviceToHostBytes;
-  statistics.PeerCount += committed->PeerCount;
-  statistics.PeerBytes += committed->PeerBytes;
+  CudaDetail::CountTransfers(state->Statistics, *committed);
 }
 
 CudaHostStreamedProduction::CudaHostStreamedProduction(CudaDataManager * manager, void * host, void * device)

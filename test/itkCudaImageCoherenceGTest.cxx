@@ -23,6 +23,7 @@
 // with what an itk::Image would hold.
 
 #include "itkCudaImage.h"
+#include "itkCudaProcessTransfers.h"
 #include "itkCudaTestUtilities.h"
 #include "itkImageAlgorithm.h"
 #include "itkImageLinearIteratorWithIndex.h"
@@ -671,6 +672,32 @@ TEST_P(CudaImageCoherence, AllocateWithInitializedPixelsMakesTheHostBufferAtOnce
   const float * host = static_cast<const ImageType *>(image.GetPointer())->GetBufferPointer();
   EXPECT_TRUE(std::all_of(host, host + pixels, [](float v) { return v == 0.0f; }));
   EXPECT_EQ(DeviceCopy(image), std::vector<float>(pixels, 0.0f));
+}
+
+TEST_P(CudaImageCoherence, TheProcessTotalsCountEveryManagersCopies)
+{
+  const itk::CudaTransferStatistics before = itk::CudaGetProcessTransferStatistics();
+  auto                              kept = GPUCurrentImage(); // its own upload, not counted below
+  const itk::CudaTransferStatistics madeKept = itk::CudaGetProcessTransferStatistics() - before;
+  itk::CudaTransferStatistics       gone;
+  {
+    auto image = GPUCurrentImage();
+    image->FillBuffer(WrittenValue);
+    DeviceCopy(image); // one upload
+    gone = image->GetCudaDataManager()->GetTransferStatistics();
+  }
+  static_cast<const ImageType *>(kept.GetPointer())->GetBufferPointer(); // one download
+  const itk::CudaTransferStatistics keptCopies = kept->GetCudaDataManager()->GetTransferStatistics();
+  kept->GetCudaDataManager()->ResetTransferStatistics(); // the totals keep them
+  EXPECT_EQ(gone.HostToDeviceCount, 1u);
+  EXPECT_EQ(keptCopies.DeviceToHostCount, 1u);
+  const itk::CudaTransferStatistics added = itk::CudaGetProcessTransferStatistics() - before;
+  const size_t                      bytes = kept->GetCudaDataManager()->GetBufferSize();
+  EXPECT_EQ(added.HostToDeviceCount, 2 * madeKept.HostToDeviceCount + 1);
+  EXPECT_EQ(added.HostToDeviceBytes, 2 * madeKept.HostToDeviceBytes + bytes);
+  EXPECT_EQ(added.DeviceToHostCount, 2 * madeKept.DeviceToHostCount + 1);
+  EXPECT_EQ(added.DeviceToHostBytes, 2 * madeKept.DeviceToHostBytes + bytes);
+  EXPECT_EQ(added.PeerCount, 0u);
 }
 
 ITK_CUDA_INSTANTIATE_BACKEND_TESTS(CudaImageCoherence);
