@@ -558,6 +558,10 @@ MeasureAddKernel(Results & results, DeviceTimer & timer, unsigned long n, const 
 void
 MeasureReductionKernels(Results & results, DeviceTimer & timer, unsigned long n, const Options & options);
 
+// CudaBenchmarkRegions.cxx: the crop's, constant pad's and paste's device work
+void
+MeasureRegionKernels(Results & results, DeviceTimer & timer, unsigned long n, const Options & options);
+
 void
 MeasureEndToEnd(Results & results, unsigned long n, const Options & options, bool gpu);
 

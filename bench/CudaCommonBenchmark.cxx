@@ -107,6 +107,7 @@ RunBenchmark(const Options & options)
       MeasureSquareKernel<double>(results, *timer, n, options, 0.5, 1.5, true);
       MeasureAddKernel(results, *timer, n, options);
       MeasureReductionKernels(results, *timer, n, options);
+      MeasureRegionKernels(results, *timer, n, options);
     }
     MeasureEndToEnd(results, n, options, gpu);
     MeasureAllocateAgain(results, n, options, gpu);

@@ -63,9 +63,9 @@ struct CudaBufferBox
 
 /** Queue on `stream` a device-to-device copy of a box of `size` pixels, of
  * `pixelBytes` bytes each, from `inBox` of the buffer `in` to `outBox` of the
- * buffer `out`: a strided 3-D copy into a whole compact buffer, a kernel into
- * a box of a larger one. \throws itk::ExceptionObject when a box leaves its
- * buffer, or naming the CUDA error. */
+ * buffer `out`: one cudaMemcpyAsync where the box is one contiguous range in
+ * both buffers, else a kernel that copies it row by row. \throws
+ * itk::ExceptionObject when a box leaves its buffer, or naming the CUDA error. */
 CudaCommon_EXPORT void
 CudaCopyBoxAsync(void *                out,
                  const CudaBufferBox & outBox,

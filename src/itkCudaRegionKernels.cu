@@ -15,17 +15,16 @@
  *  limitations under the License.
  *
  *=========================================================================*/
-#include "itkCudaKernelLaunch.hcu"
 #include "itkCudaRegionGeometry.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
-// CudaFillBoxAsync and the copies of CudaCopyBoxAsync into a box of a larger
-// buffer: one grid-stride kernel over the words of the pixels it writes (the
-// widest of 8, 4, 2 or 1 bytes that divides the pixel; the fill's pixel
-// passed by value in the launch). A copy into a whole compact buffer is a
-// strided cudaMemcpy3DAsync instead (src/itkCudaRegionGeometry.cxx).
+// CudaFillBoxAsync and CudaCopyBoxAsync: row-wise kernels over the words of
+// the pixels they write (the widest of 8, 4, 2 or 1 bytes that divides the
+// pixel; the fill's pixel passed by value in the launch); a copy of a box
+// that is one contiguous range on both sides is a cudaMemcpyAsync.
 
 namespace itk
 {
@@ -53,33 +52,44 @@ struct FillDomain
   bool   SkipInner;
 };
 
-__device__ inline bool
-InsideInner(const FillDomain & domain, size_t x, size_t y, size_t z)
-{
-  return x - domain.InnerStart[0] < domain.InnerSize[0] && y - domain.InnerStart[1] < domain.InnerSize[1] &&
-         z - domain.InnerStart[2] < domain.InnerSize[2]; // unsigned: below the start wraps to large
-}
-
+// Rows (x fastest) are walked by blockIdx.y, grid-stride; the words of a
+// row by the threads of blockIdx.x: one division per row, none per word
+// for pixels of one word.
 template <typename TWord>
 __global__ void
 FillBox(TWord * out, FillDomain domain, FillPixel<TWord> pixel)
 {
-  const size_t words = domain.Size[0] * domain.Size[1] * domain.Size[2] * pixel.Count;
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < words;
-       i += static_cast<size_t>(gridDim.x) * blockDim.x)
+  const size_t rows = domain.Size[1] * domain.Size[2];
+  const size_t rowWords = domain.Size[0] * pixel.Count;
+  for (size_t row = blockIdx.y; row < rows; row += gridDim.y)
   {
-    const size_t       p = i / pixel.Count;
-    const unsigned int word = static_cast<unsigned int>(i - p * pixel.Count);
-    const size_t       x = domain.Start[0] + p % domain.Size[0];
-    const size_t       yz = p / domain.Size[0];
-    const size_t       y = domain.Start[1] + yz % domain.Size[1];
-    const size_t       z = domain.Start[2] + yz / domain.Size[1];
-    if (domain.SkipInner && InsideInner(domain, x, y, z))
+    const size_t y = domain.Start[1] + row % domain.Size[1];
+    const size_t z = domain.Start[2] + row / domain.Size[1];
+    const bool   rowInInner = domain.SkipInner && y - domain.InnerStart[1] < domain.InnerSize[1] &&
+                            z - domain.InnerStart[2] < domain.InnerSize[2]; // unsigned: below the start wraps
+    TWord *      line = out + ((z * domain.BufferSize[1] + y) * domain.BufferSize[0] + domain.Start[0]) * pixel.Count;
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < rowWords;
+         i += static_cast<size_t>(gridDim.x) * blockDim.x)
     {
-      continue;
+      const size_t       p = pixel.Count == 1 ? i : i / pixel.Count;
+      const unsigned int word = static_cast<unsigned int>(i - p * pixel.Count);
+      if (rowInInner && domain.Start[0] + p - domain.InnerStart[0] < domain.InnerSize[0])
+      {
+        continue;
+      }
+      line[i] = pixel.Words[word];
     }
-    out[((z * domain.BufferSize[1] + y) * domain.BufferSize[0] + x) * pixel.Count + word] = pixel.Words[word];
   }
+}
+
+/** Blocks for a row-wise kernel: as many along x as a row's words need (at
+ * most 64), one per row along y up to 65535 (the rest grid-stride). */
+dim3
+RowGrid(size_t rowWords, size_t rows)
+{
+  const size_t x = std::min<size_t>((rowWords + BlockSize - 1) / BlockSize, 64);
+  const size_t y = std::min<size_t>(rows, 65535);
+  return dim3(static_cast<unsigned int>(std::max<size_t>(x, 1)), static_cast<unsigned int>(std::max<size_t>(y, 1)));
 }
 
 template <typename TWord>
@@ -89,8 +99,7 @@ LaunchFill(void * out, const FillDomain & domain, const void * pixel, size_t pix
   FillPixel<TWord> words{};
   std::memcpy(words.Words, pixel, pixelBytes);
   words.Count = static_cast<unsigned int>(pixelBytes / sizeof(TWord));
-  const size_t count = domain.Size[0] * domain.Size[1] * domain.Size[2] * words.Count;
-  FillBox<TWord><<<CudaGridSizeForElements(count, BlockSize), BlockSize, 0, stream>>>(
+  FillBox<TWord><<<RowGrid(domain.Size[0] * words.Count, domain.Size[1] * domain.Size[2]), BlockSize, 0, stream>>>(
     static_cast<TWord *>(out), domain, words);
   CUDA_CHECK_KERNEL_LAUNCH("FillBox");
 }
@@ -110,21 +119,23 @@ template <typename TWord>
 __global__ void
 CopyBox(TWord * out, const TWord * in, CopyDomain domain)
 {
-  const size_t words = domain.Size[0] * domain.Size[1] * domain.Size[2] * domain.Words;
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < words;
-       i += static_cast<size_t>(gridDim.x) * blockDim.x)
+  const size_t rows = domain.Size[1] * domain.Size[2];
+  const size_t rowWords = domain.Size[0] * domain.Words;
+  for (size_t row = blockIdx.y; row < rows; row += gridDim.y)
   {
-    const size_t p = i / domain.Words;
-    const size_t word = i - p * domain.Words;
-    const size_t x = p % domain.Size[0];
-    const size_t yz = p / domain.Size[0];
-    const size_t y = yz % domain.Size[1];
-    const size_t z = yz / domain.Size[1];
-    const size_t from =
-      ((z + domain.InStart[2]) * domain.InSize[1] + y + domain.InStart[1]) * domain.InSize[0] + x + domain.InStart[0];
-    const size_t to = ((z + domain.OutStart[2]) * domain.OutSize[1] + y + domain.OutStart[1]) * domain.OutSize[0] + x +
-                      domain.OutStart[0];
-    out[to * domain.Words + word] = in[from * domain.Words + word];
+    const size_t  y = row % domain.Size[1];
+    const size_t  z = row / domain.Size[1];
+    const TWord * from =
+      in + (((z + domain.InStart[2]) * domain.InSize[1] + y + domain.InStart[1]) * domain.InSize[0] + domain.InStart[0]) *
+             domain.Words;
+    TWord * to = out + (((z + domain.OutStart[2]) * domain.OutSize[1] + y + domain.OutStart[1]) * domain.OutSize[0] +
+                        domain.OutStart[0]) *
+                         domain.Words;
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < rowWords;
+         i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    {
+      to[i] = from[i];
+    }
   }
 }
 
@@ -133,8 +144,7 @@ void
 LaunchCopy(void * out, const void * in, CopyDomain domain, size_t pixelBytes, cudaStream_t stream)
 {
   domain.Words = static_cast<unsigned int>(pixelBytes / sizeof(TWord));
-  const size_t count = domain.Size[0] * domain.Size[1] * domain.Size[2] * domain.Words;
-  CopyBox<TWord><<<CudaGridSizeForElements(count, BlockSize), BlockSize, 0, stream>>>(
+  CopyBox<TWord><<<RowGrid(domain.Size[0] * domain.Words, domain.Size[1] * domain.Size[2]), BlockSize, 0, stream>>>(
     static_cast<TWord *>(out), static_cast<const TWord *>(in), domain);
   CUDA_CHECK_KERNEL_LAUNCH("CopyBox");
 }
@@ -200,26 +210,24 @@ CudaCopyBoxAsync(void *                out,
   {
     return;
   }
-  const bool compactOutput = outBox.Offset[0] == 0 && outBox.Offset[1] == 0 && outBox.Offset[2] == 0 &&
-                             outBox.BufferSize[0] == size[0] && outBox.BufferSize[1] == size[1] &&
-                             outBox.BufferSize[2] == size[2];
-  if (!compactOutput)
+  // One contiguous range on both sides (whole rows, whole planes): one copy.
+  const auto contiguous = [&size](const CudaBufferBox & box) {
+    return (size[0] == box.BufferSize[0] || (size[1] == 1 && size[2] == 1)) &&
+           (size[1] == box.BufferSize[1] || size[2] == 1);
+  };
+  if (contiguous(inBox) && contiguous(outBox))
   {
-    // Into a box of a larger buffer: a kernel. (cudaMemcpy3DAsync copies it
-    // too, but compute-sanitizer's initcheck, CUDA 13.0, then reports part
-    // of the box as never written when it is read.)
-    CopyBoxWithKernel(out, outBox, in, inBox, size, pixelBytes, stream);
+    const auto start = [pixelBytes](const CudaBufferBox & box) {
+      return ((box.Offset[2] * box.BufferSize[1] + box.Offset[1]) * box.BufferSize[0] + box.Offset[0]) * pixelBytes;
+    };
+    CUDA_CHECK(cudaMemcpyAsync(static_cast<char *>(out) + start(outBox),
+                               static_cast<const char *>(in) + start(inBox),
+                               size[0] * size[1] * size[2] * pixelBytes,
+                               cudaMemcpyDeviceToDevice,
+                               stream));
     return;
   }
-  cudaMemcpy3DParms copy{};
-  copy.srcPtr = make_cudaPitchedPtr(
-    const_cast<void *>(in), inBox.BufferSize[0] * pixelBytes, inBox.BufferSize[0], inBox.BufferSize[1]);
-  copy.srcPos = make_cudaPos(inBox.Offset[0] * pixelBytes, inBox.Offset[1], inBox.Offset[2]);
-  copy.dstPtr = make_cudaPitchedPtr(out, outBox.BufferSize[0] * pixelBytes, outBox.BufferSize[0], outBox.BufferSize[1]);
-  copy.dstPos = make_cudaPos(outBox.Offset[0] * pixelBytes, outBox.Offset[1], outBox.Offset[2]);
-  copy.extent = make_cudaExtent(size[0] * pixelBytes, size[1], size[2]);
-  copy.kind = cudaMemcpyDeviceToDevice;
-  CUDA_CHECK(cudaMemcpy3DAsync(&copy, stream));
+  CopyBoxWithKernel(out, outBox, in, inBox, size, pixelBytes, stream);
 }
 
 void
