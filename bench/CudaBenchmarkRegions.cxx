@@ -119,28 +119,39 @@ MeasureRegionKernels(Results & results, DeviceTimer & timer, unsigned long n, co
                                                  wholeRegion, innerRegion.GetIndex(), sizeof(float), nullptr);
                     });
 
-  // Constant pad: the inner cube grown back to n^3 (fill outside, copy inside).
-  expected.assign(big, constant);
-  forInner([&](long x, long y, long z) { expected[at(wholeRegion, x + b, y + b, z + b)] = inner[at(Cube(0, m), x, y, z)]; });
-  MeasureRegionWork(results, timer, n, options, "constant pad kernels float (1 read of the input + 1 write)",
-                    outBuffer.get(), wholeBuffer.get(), big * sizeof(float), (small + big) * sizeof(float), expected,
+  // The same box one pixel further along x: its rows start 4 bytes past 16, so 4-byte words.
+  const Region shifted({ { static_cast<itk::IndexValueType>(b + 1), static_cast<itk::IndexValueType>(b),
+                           static_cast<itk::IndexValueType>(b) } },
+                       innerRegion.GetSize());
+  forInner([&](long x, long y, long z) { expected[at(Cube(0, m), x, y, z)] = whole[at(wholeRegion, x + b + 1, y + b, z + b)]; });
+  MeasureRegionWork(results, timer, n, options, "crop kernel float, rows 4 bytes past 16 (4-byte words)",
+                    outBuffer.get(), wholeBuffer.get(), small * sizeof(float), 2.0 * small * sizeof(float), expected,
                     [&] {
-                      itk::CudaFillImageBoxAsync(outBuffer.get(), wholeRegion, innerRegion, false, &constant,
-                                                 sizeof(float), nullptr);
-                      itk::CudaCopyImageBoxAsync(outBuffer.get(), wholeRegion, innerRegion, innerBuffer.get(),
-                                                 innerRegion, innerRegion.GetIndex(), sizeof(float), nullptr);
+                      itk::CudaCopyImageBoxAsync(outBuffer.get(), shifted, shifted, wholeBuffer.get(), wholeRegion,
+                                                 shifted.GetIndex(), sizeof(float), nullptr);
                     });
 
-  // Paste: the whole image copied, the inner cube pasted over its middle.
+  // Constant pad: the inner cube grown back to n^3, one pass (the input inside, the constant outside).
+  expected.assign(big, constant);
+  forInner([&](long x, long y, long z) { expected[at(wholeRegion, x + b, y + b, z + b)] = inner[at(Cube(0, m), x, y, z)]; });
+  MeasureRegionWork(results, timer, n, options, "constant pad kernel float (1 read of the input + 1 write)",
+                    outBuffer.get(), wholeBuffer.get(), big * sizeof(float), (small + big) * sizeof(float), expected,
+                    [&] {
+                      itk::CudaComposeImageBoxAsync(outBuffer.get(), wholeRegion, innerRegion, innerBuffer.get(),
+                                                    innerRegion, innerRegion.GetIndex(), nullptr, wholeRegion,
+                                                    &constant, sizeof(float), nullptr);
+                    });
+
+  // Paste: the inner cube over the middle of the whole image, one pass (each output pixel read from the
+  // destination or the source and written once).
   expected = whole;
   forInner([&](long x, long y, long z) { expected[at(wholeRegion, x + b, y + b, z + b)] = inner[at(Cube(0, m), x, y, z)]; });
-  MeasureRegionWork(results, timer, n, options, "paste kernels float (destination copied, source box over it)",
-                    outBuffer.get(), wholeBuffer.get(), big * sizeof(float), 2.0 * (big + small) * sizeof(float),
-                    expected, [&] {
-                      itk::CudaCopyImageBoxAsync(outBuffer.get(), wholeRegion, wholeRegion, wholeBuffer.get(),
-                                                 wholeRegion, wholeRegion.GetIndex(), sizeof(float), nullptr);
-                      itk::CudaCopyImageBoxAsync(outBuffer.get(), wholeRegion, innerRegion, innerBuffer.get(),
-                                                 innerRegion, innerRegion.GetIndex(), sizeof(float), nullptr);
+  MeasureRegionWork(results, timer, n, options, "paste kernel float (destination around, source inside)",
+                    outBuffer.get(), wholeBuffer.get(), big * sizeof(float), 2.0 * big * sizeof(float), expected,
+                    [&] {
+                      itk::CudaComposeImageBoxAsync(outBuffer.get(), wholeRegion, innerRegion, innerBuffer.get(),
+                                                    innerRegion, innerRegion.GetIndex(), wholeBuffer.get(),
+                                                    wholeRegion, nullptr, sizeof(float), nullptr);
                     });
 }
 } // namespace CudaBenchmark

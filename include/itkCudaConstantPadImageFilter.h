@@ -33,10 +33,9 @@ namespace itk
  * SetPadUpperBound(), SetConstant() and the output's geometry are its own;
  * it runs without a GPU, or with GPUEnabled off).
  *
- * One kernel sets the output's pixels outside the input to the constant,
- * and the input's pixels are copied into the rest device to device (a
- * strided 3-D copy per 3-D slab), both on the output's stream: no host round
- * trip, each output pixel written once, the output made on the device
+ * One kernel per 3-D slab writes each output pixel once, the input's where
+ * the input has it and the constant elsewhere (CudaComposeImageBoxAsync()),
+ * on the output's stream: no host round trip, the output made on the device
  * alone; a streamed output makes its piece. Input and output are CudaImages
  * of one pixel type and dimension. A boundary condition other than a
  * constant one, set through PadImageFilterBase::SetBoundaryCondition(), runs
@@ -106,22 +105,22 @@ protected:
     }
     const PixelType constant =
       static_cast<const ConstantCondition *>(this->GetBoundaryCondition())->GetConstant();
-    void * out = output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite();
-    CudaFillImageBoxAsync(out, outputRegion, inside, false, &constant, sizeof(PixelType), this->GetCudaStream());
-    if (inside.GetNumberOfPixels() > 0)
-    {
-      CudaCopyImageBoxAsync(out,
-                            outputRegion,
-                            inside,
-                            input->GetCudaDataManager()->GetConstGPUBufferPointer(),
-                            input->GetBufferedRegion(),
-                            inside.GetIndex(),
-                            sizeof(PixelType),
-                            this->GetCudaStream());
-    }
+    // One pass: each output pixel written once, from the input or the constant.
+    const bool any = inside.GetNumberOfPixels() > 0;
+    CudaComposeImageBoxAsync(output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite(),
+                             outputRegion,
+                             inside,
+                             any ? input->GetCudaDataManager()->GetConstGPUBufferPointer() : nullptr,
+                             input->GetBufferedRegion(),
+                             inside.GetIndex(),
+                             nullptr,
+                             outputRegion,
+                             &constant,
+                             sizeof(PixelType),
+                             this->GetCudaStream());
   }
 
-  /** False: the kernel and the copies are queued on GetCudaStream(). */
+  /** False: the kernel is queued on GetCudaStream(). */
   bool
   GPUGenerateDataUsesLegacyStream() const override
   {

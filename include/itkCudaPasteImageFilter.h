@@ -33,13 +33,12 @@ namespace itk
  * SetDestinationSkipAxes() for a source of fewer dimensions, in place; it
  * runs without a GPU, or with GPUEnabled off).
  *
- * The destination's pixels are copied to the output (not in place), then
- * the source's region over them, device to device (strided 3-D copies per
- * 3-D slab), or the constant set by a kernel, all on the output's stream: no
- * host round trip, the output made on the device alone; a streamed output
- * makes its piece. In place (InPlaceOn(), the destination not the source),
- * the output is the destination's buffer and only the pasted region is
- * written. The three images are CudaImages of one pixel type.
+ * Not in place, one kernel per 3-D slab writes each output pixel once: the
+ * source's (or the constant) in the pasted region, the destination's around
+ * it (CudaComposeImageBoxAsync()), on the output's stream: no host round
+ * trip, the output made on the device alone; a streamed output makes its
+ * piece. In place (InPlaceOn(), the destination not the source), the output
+ * is the destination's buffer and only the pasted region is written. The three images are CudaImages of one pixel type.
  * \ingroup CudaCommon
  */
 template <typename TInputImage, typename TSourceImage = TInputImage, typename TOutputImage = TInputImage>
@@ -87,65 +86,75 @@ protected:
     }
     // In place the output is the destination: its pixels outside the pasted region stay.
     const bool   inPlace = this->GetRunningInPlace();
-    void *       out = inPlace ? output->GetCudaDataManager()->GetGPUBufferPointer()
-                               : output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite();
     cudaStream_t stream = this->GetCudaStream();
-    if (!inPlace)
-    {
-      const InputImageType * destination = this->GetDestinationImage();
-      CudaCopyImageBoxAsync(out,
-                            outputRegion,
-                            outputRegion,
-                            destination->GetCudaDataManager()->GetConstGPUBufferPointer(),
-                            destination->GetBufferedRegion(),
-                            outputRegion.GetIndex(),
-                            sizeof(PixelType),
-                            stream);
-    }
     ImageRegion<ImageDimension> pasted(this->GetDestinationIndex(), this->GetPresumedDestinationSize());
     if (!pasted.Crop(outputRegion))
     {
-      return;
+      pasted = ImageRegion<ImageDimension>(outputRegion.GetIndex(), Size<ImageDimension>{}); // nothing pasted here
     }
-    const SourceImageType * source = this->GetSourceImage();
-    if (source == nullptr)
+    const bool any = pasted.GetNumberOfPixels() > 0;
+    if (inPlace && !any)
     {
-      const PixelType constant = this->GetConstant();
-      CudaFillImageBoxAsync(out, outputRegion, pasted, true, &constant, sizeof(PixelType), stream);
       return;
     }
+    void * out = inPlace ? output->GetCudaDataManager()->GetGPUBufferPointer()
+                         : output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite();
     // The source's buffer seen in the output's dimensions (a skipped axis:
-    // size 1, at the pasted region's index), and where the copy starts in it.
-    const auto &                sourceBuffer = source->GetBufferedRegion();
+    // size 1, at the pasted region's index), and where the copy starts in it;
+    // without a source image, the constant (ITK's input that only then is set).
+    const SourceImageType * source = this->GetSourceImage();
+    const PixelType         constant = source == nullptr ? this->GetConstant() : PixelType{};
+    source = any ? source : nullptr;
+    const void *                from = nullptr;
     ImageRegion<ImageDimension> buffer;
-    Index<ImageDimension>       start;
-    const auto                  skip = this->GetDestinationSkipAxes();
-    for (unsigned int d = 0, s = 0; d < ImageDimension; ++d)
+    Index<ImageDimension>       start = pasted.GetIndex();
+    if (source != nullptr)
     {
-      if (skip[d])
+      const auto & sourceBuffer = source->GetBufferedRegion();
+      const auto   skip = this->GetDestinationSkipAxes();
+      for (unsigned int d = 0, s = 0; d < ImageDimension; ++d)
       {
-        buffer.SetIndex(d, pasted.GetIndex(d));
-        buffer.SetSize(d, 1);
-        start[d] = pasted.GetIndex(d);
-        continue;
+        if (skip[d])
+        {
+          buffer.SetIndex(d, pasted.GetIndex(d));
+          buffer.SetSize(d, 1);
+          continue;
+        }
+        buffer.SetIndex(d, sourceBuffer.GetIndex(s));
+        buffer.SetSize(d, sourceBuffer.GetSize(s));
+        start[d] = pasted.GetIndex(d) + this->GetSourceRegion().GetIndex(s) - this->GetDestinationIndex()[d];
+        ++s;
       }
-      buffer.SetIndex(d, sourceBuffer.GetIndex(s));
-      buffer.SetSize(d, sourceBuffer.GetSize(s));
-      start[d] = pasted.GetIndex(d) + this->GetSourceRegion().GetIndex(s) - this->GetDestinationIndex()[d];
-      ++s;
+      source->GetCudaDataManager()->SetDevice(output->GetCudaDataManager()->GetDevice());
+      from = source->GetCudaDataManager()->GetConstGPUBufferPointer();
     }
-    source->GetCudaDataManager()->SetDevice(output->GetCudaDataManager()->GetDevice());
-    CudaCopyImageBoxAsync(out,
-                          outputRegion,
-                          pasted,
-                          source->GetCudaDataManager()->GetConstGPUBufferPointer(),
-                          buffer,
-                          start,
-                          sizeof(PixelType),
-                          stream);
+    if (inPlace)
+    {
+      if (from != nullptr)
+      {
+        CudaCopyImageBoxAsync(out, outputRegion, pasted, from, buffer, start, sizeof(PixelType), stream);
+      }
+      else
+      {
+        CudaFillImageBoxAsync(out, outputRegion, pasted, true, &constant, sizeof(PixelType), stream);
+      }
+      return;
+    }
+    const InputImageType * destination = this->GetDestinationImage();
+    CudaComposeImageBoxAsync(out,
+                             outputRegion,
+                             pasted,
+                             from,
+                             buffer,
+                             start,
+                             destination->GetCudaDataManager()->GetConstGPUBufferPointer(),
+                             destination->GetBufferedRegion(),
+                             &constant,
+                             sizeof(PixelType),
+                             stream);
   }
 
-  /** False: the copies and the kernel are queued on GetCudaStream(). */
+  /** False: the copies and kernels are queued on GetCudaStream(). */
   bool
   GPUGenerateDataUsesLegacyStream() const override
   {

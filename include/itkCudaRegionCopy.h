@@ -191,6 +191,84 @@ CudaFillImageBoxAsync(void *                          out,
     }
   });
 }
+/** Queue on `stream` the writing of every pixel of the buffer `out` (of
+ * region `outBuffer`) once, one CudaComposeBoxAsync kernel per 3-D slab:
+ * the pixels of `box` (inside `outBuffer`, or empty) from `inner` (a buffer
+ * of region `innerBuffer`, where `box`'s first pixel is at `innerStart`), or
+ * the constant at `pixel` when `inner` is null; the others from `outer` (a
+ * buffer of region `outerBuffer`, which holds `outBuffer`), or the constant
+ * when `outer` is null. ConstantPad's output (the input inside, the constant
+ * around it) and Paste's (the source inside, the destination around it)
+ * are each one pass over the output. \throws itk::ExceptionObject when a
+ * region is not inside its buffer, or naming the CUDA error. */
+template <unsigned int VDimension>
+void
+CudaComposeImageBoxAsync(void *                          out,
+                         const ImageRegion<VDimension> & outBuffer,
+                         const ImageRegion<VDimension> & box,
+                         const void *                    inner,
+                         const ImageRegion<VDimension> & innerBuffer,
+                         const Index<VDimension> &       innerStart,
+                         const void *                    outer,
+                         const ImageRegion<VDimension> & outerBuffer,
+                         const void *                    pixel,
+                         size_t                          pixelBytes,
+                         cudaStream_t                    stream)
+{
+  const bool empty = box.GetNumberOfPixels() == 0;
+  if ((!empty && !outBuffer.IsInside(box)) ||
+      (!empty && inner != nullptr && !innerBuffer.IsInside(ImageRegion<VDimension>(innerStart, box.GetSize()))) ||
+      (outer != nullptr && outBuffer.GetNumberOfPixels() > 0 && !outerBuffer.IsInside(outBuffer)))
+  {
+    itkGenericExceptionMacro("CudaComposeImageBoxAsync: the box "
+                             << box << " is not inside the output's buffer " << outBuffer << " or the inner buffer "
+                             << innerBuffer << " from " << innerStart << ", or the output's buffer not inside "
+                             << outerBuffer);
+  }
+  if (outBuffer.GetNumberOfPixels() == 0)
+  {
+    return;
+  }
+  size_t size[3];
+  size_t innerSize[3];
+  size_t none[3] = { 0, 0, 0 };
+  CudaDetail::BoxSize(outBuffer.GetSize(), size);
+  CudaDetail::BoxSize(box.GetSize(), innerSize);
+  const CudaBufferBox outGeometry = CudaDetail::BufferBox(outBuffer, outBuffer.GetIndex());
+  const CudaBufferBox innerOffset = CudaDetail::BufferBox(outBuffer, empty ? outBuffer.GetIndex() : box.GetIndex());
+  const CudaBufferBox innerGeometry =
+    CudaDetail::BufferBox(inner != nullptr && !empty ? innerBuffer : outBuffer, inner != nullptr && !empty ? innerStart : outBuffer.GetIndex());
+  const CudaBufferBox outerGeometry =
+    CudaDetail::BufferBox(outer != nullptr ? outerBuffer : outBuffer, outBuffer.GetIndex());
+  const Offset<VDimension> shift = innerStart - box.GetIndex();
+  CudaDetail::ForEachSlabIndex(outBuffer, [&](const Index<VDimension> & index) {
+    bool slabInBox = !empty;
+    for (unsigned int d = 3; d < VDimension; ++d)
+    {
+      slabInBox = slabInBox && index[d] >= box.GetIndex(d) &&
+                  index[d] < box.GetIndex(d) + static_cast<IndexValueType>(box.GetSize(d));
+    }
+    const void * innerSlab = inner != nullptr && slabInBox
+                               ? static_cast<const char *>(inner) +
+                                   CudaDetail::SlabStart(innerBuffer, index + shift) * pixelBytes
+                               : inner;
+    const void * outerSlab =
+      outer != nullptr ? static_cast<const char *>(outer) + CudaDetail::SlabStart(outerBuffer, index) * pixelBytes
+                       : nullptr;
+    CudaComposeBoxAsync(static_cast<char *>(out) + CudaDetail::SlabStart(outBuffer, index) * pixelBytes,
+                        outGeometry,
+                        size,
+                        innerOffset.Offset,
+                        slabInBox ? innerSize : none,
+                        innerSlab,
+                        innerGeometry,
+                        outerSlab,
+                        outerGeometry,
+                        pixel,
+                        pixelBytes,
+                        stream);
+  });
+}
 } // namespace itk
 
 #endif

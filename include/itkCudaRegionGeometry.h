@@ -64,7 +64,7 @@ struct CudaBufferBox
 /** Queue on `stream` a device-to-device copy of a box of `size` pixels, of
  * `pixelBytes` bytes each, from `inBox` of the buffer `in` to `outBox` of the
  * buffer `out`: one cudaMemcpyAsync where the box is one contiguous range in
- * both buffers, else a kernel that copies it row by row. \throws
+ * both buffers, else CudaComposeBoxAsync's kernel, row by row. \throws
  * itk::ExceptionObject when a box leaves its buffer, or naming the CUDA error. */
 CudaCommon_EXPORT void
 CudaCopyBoxAsync(void *                out,
@@ -89,6 +89,31 @@ CudaFillBoxAsync(void *                out,
                  const void * pixel,
                  size_t       pixelBytes,
                  cudaStream_t stream);
+
+/** Queue on `stream` one kernel that writes each pixel of the box of `size`
+ * at outBox.Offset of `out` once: those of the inner box (`innerSize`
+ * pixels at `innerOffset` of out's buffer, inside the written box; an empty
+ * one: none) from `inner`, where innerBox.Offset is the inner box's first
+ * pixel, or the constant at `pixel` when `inner` is null; the others from
+ * `outer`, where outerBox.Offset is the written box's first pixel, or the
+ * constant when `outer` is null. The words moved are the widest (up to 16
+ * bytes) that every address, pitch and box edge allows. \throws
+ * itk::ExceptionObject when a box leaves its buffer, the inner box the
+ * written one, a constant is needed and not given, for pixels of more than 64
+ * bytes, or naming the CUDA error. */
+CudaCommon_EXPORT void
+CudaComposeBoxAsync(void *                out,
+                    const CudaBufferBox & outBox,
+                    const size_t (&size)[3],
+                    const size_t (&innerOffset)[3],
+                    const size_t (&innerSize)[3],
+                    const void *          inner,
+                    const CudaBufferBox & innerBox,
+                    const void *          outer,
+                    const CudaBufferBox & outerBox,
+                    const void *          pixel,
+                    size_t                pixelBytes,
+                    cudaStream_t          stream);
 } // namespace itk
 
 #endif

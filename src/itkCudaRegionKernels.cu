@@ -21,167 +21,266 @@
 #include <cstdint>
 #include <cstring>
 
-// CudaFillBoxAsync and CudaCopyBoxAsync: row-wise kernels over the words of
-// the pixels they write (the widest of 8, 4, 2 or 1 bytes that divides the
-// pixel; the fill's pixel passed by value in the launch); a copy of a box
-// that is one contiguous range on both sides is a cudaMemcpyAsync.
+// One kernel writes every box of the region filters: each pixel of the
+// written box once, from the inner box's buffer or the constant inside the
+// inner box, from the outer buffer or the constant (or left alone) outside
+// it. Crop/Extract/Paste in place are its copies, ConstantPad and Paste its
+// compositions, the fills its constants. A warp walks a piece of a row (x
+// fastest) in words of 16, 8, 4, 2 or 1 bytes: the widest that every
+// address, pitch and box edge of the launch allows, so a float box at
+// 16-byte multiples moves as uint4. A copy of a box that is one contiguous
+// range on both sides is a cudaMemcpyAsync.
 
 namespace itk
 {
 namespace
 {
 constexpr unsigned int BlockSize = 256;
+constexpr unsigned int WarpsPerBlock = BlockSize / 32;
 constexpr size_t       MaxPixelBytes = 64;
+constexpr size_t       PieceWords = 32 * 8; // a warp's work item: 8 words per lane at most
 
+enum class Source : unsigned int
+{
+  Keep,     // left as it is
+  Constant, // the pixel passed by value
+  Buffer    // copied from a buffer
+};
+
+// The constant as words: lcm(pixel, word) bytes, the pixel repeated.
 template <typename TWord>
-struct FillPixel
+struct Pattern
 {
   TWord        Words[MaxPixelBytes / sizeof(TWord)];
-  unsigned int Count; // words per pixel
+  unsigned int Count;
 };
 
-// The pixels it walks: a box of Size at Start in a buffer of BufferSize; with
-// SkipInner, those of the inner box (InnerStart, InnerSize) are left alone.
-struct FillDomain
+// A 3-D buffer seen in words along x: words per row, rows per plane, and
+// where the written box's first pixel (or the inner box's, for the inner
+// source) is in it.
+struct BufferWalk
 {
-  size_t BufferSize[3];
+  size_t RowWords;
+  size_t Rows;
   size_t Start[3];
-  size_t Size[3];
-  size_t InnerStart[3];
-  size_t InnerSize[3];
-  bool   SkipInner;
 };
 
-// Rows (x fastest) are walked by blockIdx.y, grid-stride; the words of a
-// row by the threads of blockIdx.x: one division per row, none per word
-// for pixels of one word.
+struct ComposeDomain
+{
+  BufferWalk   Out;          // Start: the written box
+  size_t       Size[3];      // the written box; x in words
+  size_t       InnerStart[3]; // the inner box, relative to the written box; x in words
+  size_t       InnerSize[3];
+  BufferWalk   Inner;         // Start: the inner box's first pixel in the inner buffer
+  BufferWalk   Outer;         // Start: the written box's first pixel in the outer buffer
+  Source       InnerFrom;
+  Source       OuterFrom;
+  size_t       Pieces;        // work items per row
+};
+
+__device__ inline size_t
+RowStart(const BufferWalk & walk, size_t y, size_t z)
+{
+  return ((walk.Start[2] + z) * walk.Rows + walk.Start[1] + y) * walk.RowWords + walk.Start[0];
+}
+
 template <typename TWord>
 __global__ void
-FillBox(TWord * out, FillDomain domain, FillPixel<TWord> pixel)
+ComposeBox(TWord * __restrict__       out,
+           const TWord * __restrict__ inner,
+           const TWord * __restrict__ outer,
+           ComposeDomain               d,
+           Pattern<TWord>              constant)
 {
-  const size_t rows = domain.Size[1] * domain.Size[2];
-  const size_t rowWords = domain.Size[0] * pixel.Count;
-  for (size_t row = blockIdx.y; row < rows; row += gridDim.y)
+  constexpr unsigned int PerLane = PieceWords / 32;
+  const unsigned int     lane = threadIdx.x % 32;
+  const size_t           warps = static_cast<size_t>(gridDim.x) * WarpsPerBlock;
+  const size_t           rowWords = d.Size[0];
+  const size_t           items = d.Size[1] * d.Size[2] * d.Pieces;
+  for (size_t item = static_cast<size_t>(blockIdx.x) * WarpsPerBlock + threadIdx.x / 32; item < items; item += warps)
   {
-    const size_t y = domain.Start[1] + row % domain.Size[1];
-    const size_t z = domain.Start[2] + row / domain.Size[1];
-    const bool   rowInInner = domain.SkipInner && y - domain.InnerStart[1] < domain.InnerSize[1] &&
-                            z - domain.InnerStart[2] < domain.InnerSize[2]; // unsigned: below the start wraps
-    TWord *      line = out + ((z * domain.BufferSize[1] + y) * domain.BufferSize[0] + domain.Start[0]) * pixel.Count;
-    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < rowWords;
-         i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    const size_t row = item / d.Pieces;
+    const size_t piece = item - row * d.Pieces;
+    const size_t y = row % d.Size[1];
+    const size_t z = row / d.Size[1];
+    // Unsigned: a row before the inner box wraps past its size.
+    const bool    rowInner = y - d.InnerStart[1] < d.InnerSize[1] && z - d.InnerStart[2] < d.InnerSize[2];
+    const size_t  a = rowInner ? d.InnerStart[0] : 0;
+    const size_t  b = rowInner ? a + d.InnerSize[0] : 0;
+    TWord *       to = out + RowStart(d.Out, y, z);
+    const TWord * from = rowInner && d.InnerFrom == Source::Buffer
+                           ? inner + RowStart(d.Inner, y - d.InnerStart[1], z - d.InnerStart[2])
+                           : nullptr;
+    const TWord * back = d.OuterFrom == Source::Buffer ? outer + RowStart(d.Outer, y, z) : nullptr;
+    const size_t  first = piece * PieceWords + lane;
+    // All of a lane's loads issued before its stores: several in flight at once.
+    TWord value[PerLane];
+    bool  write[PerLane];
+#pragma unroll
+    for (unsigned int k = 0; k < PerLane; ++k)
     {
-      const size_t       p = pixel.Count == 1 ? i : i / pixel.Count;
-      const unsigned int word = static_cast<unsigned int>(i - p * pixel.Count);
-      if (rowInInner && domain.Start[0] + p - domain.InnerStart[0] < domain.InnerSize[0])
+      const size_t i = first + 32 * k;
+      const bool   inside = i >= a && i < b;
+      const Source source = inside ? d.InnerFrom : d.OuterFrom;
+      write[k] = i < rowWords && source != Source::Keep;
+      if (write[k])
       {
-        continue;
+        value[k] = source == Source::Constant ? constant.Words[constant.Count == 1 ? 0 : i % constant.Count]
+                                              : (inside ? from[i - a] : back[i]);
       }
-      line[i] = pixel.Words[word];
+    }
+#pragma unroll
+    for (unsigned int k = 0; k < PerLane; ++k)
+    {
+      if (write[k])
+      {
+        to[first + 32 * k] = value[k];
+      }
     }
   }
 }
 
-/** Blocks for a row-wise kernel: as many along x as a row's words need (at
- * most 64), one per row along y up to 65535 (the rest grid-stride). */
-dim3
-RowGrid(size_t rowWords, size_t rows)
+size_t
+Gcd(size_t a, size_t b)
 {
-  const size_t x = std::min<size_t>((rowWords + BlockSize - 1) / BlockSize, 64);
-  const size_t y = std::min<size_t>(rows, 65535);
-  return dim3(static_cast<unsigned int>(std::max<size_t>(x, 1)), static_cast<unsigned int>(std::max<size_t>(y, 1)));
+  while (b != 0)
+  {
+    const size_t r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
 }
 
-template <typename TWord>
-void
-LaunchFill(void * out, const FillDomain & domain, const void * pixel, size_t pixelBytes, cudaStream_t stream)
+// What one launch writes, in pixels, before the word size is chosen.
+struct ComposeRequest
 {
-  FillPixel<TWord> words{};
-  std::memcpy(words.Words, pixel, pixelBytes);
-  words.Count = static_cast<unsigned int>(pixelBytes / sizeof(TWord));
-  FillBox<TWord><<<RowGrid(domain.Size[0] * words.Count, domain.Size[1] * domain.Size[2]), BlockSize, 0, stream>>>(
-    static_cast<TWord *>(out), domain, words);
-  CUDA_CHECK_KERNEL_LAUNCH("FillBox");
-}
-// A copy of a box of Size pixels (Words words each) from InStart in a buffer
-// of InSize to OutStart in a buffer of OutSize.
-struct CopyDomain
-{
-  size_t       InSize[3];
-  size_t       InStart[3];
-  size_t       OutSize[3];
-  size_t       OutStart[3];
-  size_t       Size[3];
-  unsigned int Words;
+  void *              Out;
+  CudaBufferBox       OutBox; // Offset: the written box
+  size_t              Size[3];
+  size_t              InnerOffset[3]; // in the out buffer
+  size_t              InnerSize[3];
+  const void *        Inner;
+  CudaBufferBox       InnerBox; // Offset: the inner box's first pixel
+  const void *        Outer;
+  CudaBufferBox       OuterBox; // Offset: the written box's first pixel
+  Source              InnerFrom;
+  Source              OuterFrom;
+  const void *        Pixel;
+  size_t              PixelBytes;
 };
 
 template <typename TWord>
-__global__ void
-CopyBox(TWord * out, const TWord * in, CopyDomain domain)
+void
+LaunchCompose(const ComposeRequest & r, cudaStream_t stream)
 {
-  const size_t rows = domain.Size[1] * domain.Size[2];
-  const size_t rowWords = domain.Size[0] * domain.Words;
-  for (size_t row = blockIdx.y; row < rows; row += gridDim.y)
+  const auto    toWords = [&r](size_t pixels) { return pixels * r.PixelBytes / sizeof(TWord); };
+  ComposeDomain d{};
+  d.Out = BufferWalk{ toWords(r.OutBox.BufferSize[0]), r.OutBox.BufferSize[1],
+                      { toWords(r.OutBox.Offset[0]), r.OutBox.Offset[1], r.OutBox.Offset[2] } };
+  d.Inner = BufferWalk{ toWords(r.InnerBox.BufferSize[0]), r.InnerBox.BufferSize[1],
+                        { toWords(r.InnerBox.Offset[0]), r.InnerBox.Offset[1], r.InnerBox.Offset[2] } };
+  d.Outer = BufferWalk{ toWords(r.OuterBox.BufferSize[0]), r.OuterBox.BufferSize[1],
+                        { toWords(r.OuterBox.Offset[0]), r.OuterBox.Offset[1], r.OuterBox.Offset[2] } };
+  for (int k = 0; k < 3; ++k)
   {
-    const size_t  y = row % domain.Size[1];
-    const size_t  z = row / domain.Size[1];
-    const TWord * from =
-      in + (((z + domain.InStart[2]) * domain.InSize[1] + y + domain.InStart[1]) * domain.InSize[0] + domain.InStart[0]) *
-             domain.Words;
-    TWord * to = out + (((z + domain.OutStart[2]) * domain.OutSize[1] + y + domain.OutStart[1]) * domain.OutSize[0] +
-                        domain.OutStart[0]) *
-                         domain.Words;
-    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < rowWords;
-         i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    d.Size[k] = k == 0 ? toWords(r.Size[0]) : r.Size[k];
+    d.InnerStart[k] = k == 0 ? toWords(r.InnerOffset[0] - r.OutBox.Offset[0]) : r.InnerOffset[k] - r.OutBox.Offset[k];
+    d.InnerSize[k] = k == 0 ? toWords(r.InnerSize[0]) : r.InnerSize[k];
+  }
+  d.InnerFrom = r.InnerFrom;
+  d.OuterFrom = r.OuterFrom;
+  d.Pieces = (d.Size[0] + PieceWords - 1) / PieceWords;
+
+  Pattern<TWord> constant{};
+  if (r.Pixel != nullptr)
+  {
+    const size_t bytes = r.PixelBytes / Gcd(r.PixelBytes, sizeof(TWord)) * sizeof(TWord); // lcm
+    for (size_t at = 0; at < bytes; at += r.PixelBytes)
     {
-      to[i] = from[i];
+      std::memcpy(reinterpret_cast<char *>(constant.Words) + at, r.Pixel, r.PixelBytes);
     }
+    constant.Count = static_cast<unsigned int>(bytes / sizeof(TWord));
   }
+  const size_t items = d.Size[1] * d.Size[2] * d.Pieces;
+  const size_t blocks = std::min<size_t>((items + WarpsPerBlock - 1) / WarpsPerBlock, size_t{ 1 } << 20);
+  ComposeBox<TWord><<<static_cast<unsigned int>(blocks), BlockSize, 0, stream>>>(
+    static_cast<TWord *>(r.Out), static_cast<const TWord *>(r.Inner), static_cast<const TWord *>(r.Outer), d, constant);
+  CUDA_CHECK_KERNEL_LAUNCH("ComposeBox");
 }
 
-template <typename TWord>
+// The one word-size dispatch: the widest word that divides every address,
+// pitch and x extent of the launch, and whose repeat with the pixel fits
+// the constant's words.
 void
-LaunchCopy(void * out, const void * in, CopyDomain domain, size_t pixelBytes, cudaStream_t stream)
+Compose(const ComposeRequest & r, cudaStream_t stream)
 {
-  domain.Words = static_cast<unsigned int>(pixelBytes / sizeof(TWord));
-  CopyBox<TWord><<<RowGrid(domain.Size[0] * domain.Words, domain.Size[1] * domain.Size[2]), BlockSize, 0, stream>>>(
-    static_cast<TWord *>(out), static_cast<const TWord *>(in), domain);
-  CUDA_CHECK_KERNEL_LAUNCH("CopyBox");
-}
-
-void
-CopyBoxWithKernel(void *                out,
-                  const CudaBufferBox & outBox,
-                  const void *          in,
-                  const CudaBufferBox & inBox,
-                  const size_t (&size)[3],
-                  size_t       pixelBytes,
-                  cudaStream_t stream)
-{
-  CopyDomain domain{};
-  for (int d = 0; d < 3; ++d)
+  if (r.Size[0] * r.Size[1] * r.Size[2] == 0)
   {
-    domain.InSize[d] = inBox.BufferSize[d];
-    domain.InStart[d] = inBox.Offset[d];
-    domain.OutSize[d] = outBox.BufferSize[d];
-    domain.OutStart[d] = outBox.Offset[d];
-    domain.Size[d] = size[d];
+    return;
   }
-  if (pixelBytes % 8 == 0)
+  size_t g = reinterpret_cast<std::uintptr_t>(r.Out);
+  const auto add = [&g, &r](size_t pixels) { g = Gcd(g, pixels * r.PixelBytes); };
+  add(r.OutBox.BufferSize[0]);
+  add(r.OutBox.Offset[0]);
+  add(r.Size[0]);
+  add(r.InnerOffset[0]);
+  add(r.InnerSize[0]);
+  if (r.InnerFrom == Source::Buffer)
   {
-    LaunchCopy<std::uint64_t>(out, in, domain, pixelBytes, stream);
+    g = Gcd(g, reinterpret_cast<std::uintptr_t>(r.Inner));
+    add(r.InnerBox.BufferSize[0]);
+    add(r.InnerBox.Offset[0]);
   }
-  else if (pixelBytes % 4 == 0)
+  if (r.OuterFrom == Source::Buffer)
   {
-    LaunchCopy<std::uint32_t>(out, in, domain, pixelBytes, stream);
+    g = Gcd(g, reinterpret_cast<std::uintptr_t>(r.Outer));
+    add(r.OuterBox.BufferSize[0]);
+    add(r.OuterBox.Offset[0]);
   }
-  else if (pixelBytes % 2 == 0)
+  const auto fits = [&](size_t word) {
+    return g % word == 0 && r.PixelBytes / Gcd(r.PixelBytes, word) * word <= MaxPixelBytes;
+  };
+  if (fits(16))
   {
-    LaunchCopy<std::uint16_t>(out, in, domain, pixelBytes, stream);
+    LaunchCompose<uint4>(r, stream);
+  }
+  else if (fits(8))
+  {
+    LaunchCompose<std::uint64_t>(r, stream);
+  }
+  else if (fits(4))
+  {
+    LaunchCompose<std::uint32_t>(r, stream);
+  }
+  else if (fits(2))
+  {
+    LaunchCompose<std::uint16_t>(r, stream);
   }
   else
   {
-    LaunchCopy<std::uint8_t>(out, in, domain, pixelBytes, stream);
+    LaunchCompose<std::uint8_t>(r, stream);
+  }
+}
+
+void
+CheckBox(const CudaBufferBox & box, const size_t (&size)[3], const char * message)
+{
+  for (int d = 0; d < 3; ++d)
+  {
+    if (box.Offset[d] + size[d] > box.BufferSize[d])
+    {
+      CudaCheckError(cudaErrorInvalidValue, __FILE__, __LINE__, message);
+    }
+  }
+}
+
+void
+CheckPixel(size_t pixelBytes)
+{
+  if (pixelBytes == 0 || pixelBytes > MaxPixelBytes)
+  {
+    CudaCheckError(cudaErrorInvalidValue, __FILE__, __LINE__, "region kernels: pixels of 1 to 64 bytes are supported");
   }
 }
 } // namespace
@@ -195,17 +294,8 @@ CudaCopyBoxAsync(void *                out,
                  size_t       pixelBytes,
                  cudaStream_t stream)
 {
-  for (int d = 0; d < 3; ++d)
-  {
-    if (inBox.Offset[d] + size[d] > inBox.BufferSize[d])
-    {
-      CudaCheckError(cudaErrorInvalidValue, __FILE__, __LINE__, "CudaCopyBoxAsync: the box leaves the input");
-    }
-    if (outBox.Offset[d] + size[d] > outBox.BufferSize[d])
-    {
-      CudaCheckError(cudaErrorInvalidValue, __FILE__, __LINE__, "CudaCopyBoxAsync: the box leaves the output");
-    }
-  }
+  CheckBox(inBox, size, "CudaCopyBoxAsync: the box leaves the input");
+  CheckBox(outBox, size, "CudaCopyBoxAsync: the box leaves the output");
   if (size[0] * size[1] * size[2] == 0)
   {
     return;
@@ -227,7 +317,21 @@ CudaCopyBoxAsync(void *                out,
                                stream));
     return;
   }
-  CopyBoxWithKernel(out, outBox, in, inBox, size, pixelBytes, stream);
+  CheckPixel(pixelBytes);
+  ComposeRequest r{};
+  r.Out = out;
+  r.OutBox = outBox;
+  r.Inner = in;
+  r.InnerBox = inBox;
+  r.InnerFrom = Source::Buffer;
+  r.OuterFrom = Source::Keep;
+  r.PixelBytes = pixelBytes;
+  for (int d = 0; d < 3; ++d)
+  {
+    r.Size[d] = r.InnerSize[d] = size[d];
+    r.InnerOffset[d] = outBox.Offset[d];
+  }
+  Compose(r, stream);
 }
 
 void
@@ -239,46 +343,82 @@ CudaFillBoxAsync(void *                out,
                  size_t       pixelBytes,
                  cudaStream_t stream)
 {
-  if (pixelBytes == 0 || pixelBytes > MaxPixelBytes)
-  {
-    CudaCheckError(cudaErrorInvalidValue, __FILE__, __LINE__,
-                   "CudaFillBoxAsync: pixels of 1 to 64 bytes are supported");
-  }
-  FillDomain domain{};
-  size_t     fillCount = 1;
+  CheckPixel(pixelBytes);
+  CheckBox(box, size, "CudaFillBoxAsync: the box leaves the buffer");
+  ComposeRequest r{};
+  r.Out = out;
+  r.OutBox = box;
+  r.InnerFrom = inside ? Source::Constant : Source::Keep;
+  r.OuterFrom = inside ? Source::Keep : Source::Constant;
+  r.Pixel = pixel;
+  r.PixelBytes = pixelBytes;
   for (int d = 0; d < 3; ++d)
   {
-    if (box.Offset[d] + size[d] > box.BufferSize[d])
+    r.InnerOffset[d] = box.Offset[d];
+    r.InnerSize[d] = size[d];
+    r.Size[d] = inside ? size[d] : box.BufferSize[d]; // outside: the whole buffer is walked
+    r.OutBox.Offset[d] = inside ? box.Offset[d] : 0;
+  }
+  Compose(r, stream);
+}
+
+void
+CudaComposeBoxAsync(void *                out,
+                    const CudaBufferBox & outBox,
+                    const size_t (&size)[3],
+                    const size_t (&innerOffset)[3],
+                    const size_t (&innerSize)[3],
+                    const void *          inner,
+                    const CudaBufferBox & innerBox,
+                    const void *          outer,
+                    const CudaBufferBox & outerBox,
+                    const void *          pixel,
+                    size_t                pixelBytes,
+                    cudaStream_t          stream)
+{
+  CheckPixel(pixelBytes);
+  CheckBox(outBox, size, "CudaComposeBoxAsync: the written box leaves the output");
+  bool innerEmpty = false;
+  for (int d = 0; d < 3; ++d)
+  {
+    innerEmpty = innerEmpty || innerSize[d] == 0;
+  }
+  for (int d = 0; d < 3 && !innerEmpty; ++d)
+  {
+    if (innerOffset[d] < outBox.Offset[d] || innerOffset[d] + innerSize[d] > outBox.Offset[d] + size[d])
     {
-      CudaCheckError(cudaErrorInvalidValue, __FILE__, __LINE__, "CudaFillBoxAsync: the box leaves the buffer");
+      CudaCheckError(cudaErrorInvalidValue, __FILE__, __LINE__, "CudaComposeBoxAsync: the inner box leaves the written box");
     }
-    domain.BufferSize[d] = box.BufferSize[d];
-    domain.Start[d] = inside ? box.Offset[d] : 0;
-    domain.Size[d] = inside ? size[d] : box.BufferSize[d];
-    domain.InnerStart[d] = box.Offset[d];
-    domain.InnerSize[d] = size[d];
-    fillCount *= domain.Size[d];
   }
-  domain.SkipInner = !inside;
-  if (fillCount == 0 || (!inside && size[0] * size[1] * size[2] == fillCount))
+  if (((inner == nullptr && !innerEmpty) || outer == nullptr) && pixel == nullptr)
   {
-    return; // nothing to set
+    CudaCheckError(cudaErrorInvalidValue, __FILE__, __LINE__, "CudaComposeBoxAsync: a constant pixel is needed");
   }
-  if (pixelBytes % 8 == 0)
+  if (inner != nullptr && !innerEmpty)
   {
-    LaunchFill<std::uint64_t>(out, domain, pixel, pixelBytes, stream);
+    CheckBox(innerBox, innerSize, "CudaComposeBoxAsync: the inner box leaves its buffer");
   }
-  else if (pixelBytes % 4 == 0)
+  if (outer != nullptr)
   {
-    LaunchFill<std::uint32_t>(out, domain, pixel, pixelBytes, stream);
+    CheckBox(outerBox, size, "CudaComposeBoxAsync: the written box leaves the outer buffer");
   }
-  else if (pixelBytes % 2 == 0)
+  ComposeRequest r{};
+  r.Out = out;
+  r.OutBox = outBox;
+  r.Inner = inner;
+  r.InnerBox = innerBox;
+  r.Outer = outer;
+  r.OuterBox = outerBox;
+  r.InnerFrom = inner != nullptr ? Source::Buffer : Source::Constant;
+  r.OuterFrom = outer != nullptr ? Source::Buffer : Source::Constant;
+  r.Pixel = pixel;
+  r.PixelBytes = pixelBytes;
+  for (int d = 0; d < 3; ++d)
   {
-    LaunchFill<std::uint16_t>(out, domain, pixel, pixelBytes, stream);
+    r.Size[d] = size[d];
+    r.InnerOffset[d] = innerEmpty ? outBox.Offset[d] : innerOffset[d];
+    r.InnerSize[d] = innerEmpty ? 0 : innerSize[d];
   }
-  else
-  {
-    LaunchFill<std::uint8_t>(out, domain, pixel, pixelBytes, stream);
-  }
+  Compose(r, stream);
 }
 } // namespace itk

@@ -24,6 +24,7 @@
 #include "itkZeroFluxNeumannBoundaryCondition.h"
 
 #include <string>
+#include <vector>
 
 // CudaCropImageFilter, CudaConstantPadImageFilter and CudaPasteImageFilter
 // against ITK's CropImageFilter, ConstantPadImageFilter and PasteImageFilter
@@ -143,6 +144,12 @@ TEST_P(CudaRegionFiltersTest, CropLikeITK)
   ExpectCropLikeITK<unsigned char, 2>(GetParam(), { { 19, 7 } }, { { 0, 3 } }, { { 18, 0 } });
   ExpectCropLikeITK<itk::Vector<float, 3>, 4>(GetParam(), { { 9, 8, 7, 6 } }, { { 1, 2, 0, 2 } }, { { 3, 0, 1, 1 } });
   ExpectCropLikeITK<double, 3>(GetParam(), { { 7, 6, 5 } }, { { 0, 0, 0 } }, { { 0, 0, 0 } }, true);
+  // Rows and offsets at 16-byte multiples: the kernels move 16-byte words
+  // (4 floats, 16 bytes, 2 doubles, 4 of the 12-byte vectors in 3 words).
+  ExpectCropLikeITK<float, 3>(GetParam(), { { 40, 6, 5 } }, { { 4, 1, 0 } }, { { 8, 2, 1 } });
+  ExpectCropLikeITK<unsigned char, 2>(GetParam(), { { 64, 5 } }, { { 16, 1 } }, { { 16, 1 } });
+  ExpectCropLikeITK<double, 3>(GetParam(), { { 10, 4, 3 } }, { { 2, 1, 1 } }, { { 4, 0, 0 } });
+  ExpectCropLikeITK<itk::Vector<float, 3>, 3>(GetParam(), { { 12, 3, 2 } }, { { 4, 1, 0 } }, { { 4, 0, 1 } });
 }
 
 TEST_P(CudaRegionFiltersTest, CropMoreThanTheImageIsRefusedAsITKRefusesIt)
@@ -168,6 +175,13 @@ TEST_P(CudaRegionFiltersTest, ConstantPadLikeITK)
   ExpectPadLikeITK<itk::Vector<float, 3>, 3>(
     GetParam(), { { 9, 8, 7 } }, { { 2, 1, 0 } }, { { 0, 1, 3 } }, itk::Vector<float, 3>(2.5f));
   ExpectPadLikeITK<float, 3>(GetParam(), { { 7, 6, 5 } }, { { 0, 0, 0 } }, { { 0, 0, 0 } }, 1.0f); // nothing padded
+  // 16-byte words, the constant repeated in them (see CropLikeITK).
+  ExpectPadLikeITK<float, 3>(GetParam(), { { 40, 6, 5 } }, { { 4, 1, 0 } }, { { 8, 2, 1 } }, 7.5f);
+  ExpectPadLikeITK<unsigned char, 2>(
+    GetParam(), { { 32, 5 } }, { { 16, 2 } }, { { 0, 1 } }, static_cast<unsigned char>(200));
+  ExpectPadLikeITK<double, 4>(GetParam(), { { 6, 3, 2, 2 } }, { { 2, 0, 1, 1 } }, { { 4, 1, 0, 1 } }, -1.25);
+  ExpectPadLikeITK<itk::Vector<float, 3>, 3>(
+    GetParam(), { { 8, 3, 2 } }, { { 4, 1, 0 } }, { { 4, 0, 1 } }, itk::Vector<float, 3>(-2.5f));
 }
 
 TEST_P(CudaRegionFiltersTest, ConstantPadInStreamedPieces)
@@ -259,6 +273,17 @@ TEST_P(CudaRegionFiltersTest, PasteLikeITK)
   ExpectPasteLikeITK<itk::Vector<float, 3>, 2, 2>(GetParam(), { { 11, 9 } }, &source2, [&](auto & paste) {
     paste.SetSourceRegion(itk::ImageRegion<2>({ { -3, -2 } }, { { 6, 5 } }));
     paste.SetDestinationIndex({ { 2, 0 } });
+  });  // 16-byte words: rows, the source region and the destination index at 16-byte multiples.
+  // (MakePatternImage's regions start at x = -3.)
+  const itk::Size<3> aligned{ { 16, 5, 4 } };
+  ExpectPasteLikeITK<float, 3, 3>(GetParam(), { { 24, 7, 5 } }, &aligned, [&](auto & paste) {
+    paste.SetSourceRegion(itk::ImageRegion<3>({ { 1, -1, 0 } }, { { 8, 4, 3 } }));
+    paste.SetDestinationIndex({ { 1, 0, 1 } });
+  });
+  const itk::Size<2> alignedVectors{ { 8, 5 } };
+  ExpectPasteLikeITK<itk::Vector<float, 3>, 2, 2>(GetParam(), { { 12, 6 } }, &alignedVectors, [&](auto & paste) {
+    paste.SetSourceRegion(itk::ImageRegion<2>({ { -3, -2 } }, { { 4, 3 } }));
+    paste.SetDestinationIndex({ { 1, -1 } });
   });
 }
 
@@ -340,5 +365,117 @@ TEST_P(CudaRegionFiltersTest, PasteOfARegionOutsideTheSourceIsRefusedAsITKRefuse
   filter->SetSourceImage(MakePatternImage<CudaImageType>({ { 4, 4, 4 } }));
   filter->SetSourceRegion(itk::ImageRegion<3>({ { 0, 0, 0 } }, { { 4, 4, 4 } })); // the source starts at -3
   EXPECT_FALSE(ExceptionMessage([&] { filter->Update(); }).empty());
+}
+/** Device memory for a test, freed on every path. */
+struct DeviceBytes
+{
+  explicit DeviceBytes(size_t bytes) { itk::CudaCheckError(cudaMalloc(&Pointer, bytes), __FILE__, __LINE__, "test"); }
+  ~DeviceBytes() { cudaFree(Pointer); }
+  DeviceBytes(const DeviceBytes &) = delete;
+  DeviceBytes &
+  operator=(const DeviceBytes &) = delete;
+  void * Pointer = nullptr;
+};
+
+/** CudaComposeImageBoxAsync on buffers 0, 4, 8 and 12 bytes past a 16-byte
+ * boundary (16-byte words, then 4-byte ones), every combination of sources:
+ * each output pixel is the inner buffer's or the constant inside the box, the
+ * outer buffer's or the constant around it, against the same composition on
+ * the host; an empty box writes the outer source alone. */
+TEST(CudaComposeImageBoxAsync, WritesEachPixelOnceFromItsSourceAtAnyAlignment)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  using Region = itk::ImageRegion<3>;
+  const Region        outBuffer({ { -2, 0, 1 } }, { { 24, 5, 4 } });
+  const Region        innerBuffer({ { 0, 0, 0 } }, { { 16, 5, 3 } });
+  const itk::Index<3> innerStart{ { 4, 1, 0 } };
+  const Region        outerBuffer({ { -2, -1, 0 } }, { { 28, 7, 6 } });
+  const float         constant = -7.25f;
+  const auto          at = [](const Region & buffer, const itk::Index<3> & index) {
+    return (static_cast<size_t>(index[2] - buffer.GetIndex(2)) * buffer.GetSize(1) +
+            static_cast<size_t>(index[1] - buffer.GetIndex(1))) *
+             buffer.GetSize(0) +
+           static_cast<size_t>(index[0] - buffer.GetIndex(0));
+  };
+  std::vector<float> inner(innerBuffer.GetNumberOfPixels());
+  std::vector<float> outer(outerBuffer.GetNumberOfPixels());
+  for (size_t i = 0; i < inner.size(); ++i)
+  {
+    inner[i] = 1000.0f + static_cast<float>(i);
+  }
+  for (size_t i = 0; i < outer.size(); ++i)
+  {
+    outer[i] = -1000.0f - static_cast<float>(i);
+  }
+  const size_t slack = 16;
+  DeviceBytes  outMemory(outBuffer.GetNumberOfPixels() * sizeof(float) + slack);
+  DeviceBytes  innerMemory(inner.size() * sizeof(float) + slack);
+  DeviceBytes  outerMemory(outer.size() * sizeof(float) + slack);
+  for (const Region & box : { Region({ { 2, 1, 2 } }, { { 8, 3, 2 } }), Region({ { 2, 1, 2 } }, { { 0, 3, 2 } }) })
+  {
+    for (size_t shift = 0; shift < slack; shift += sizeof(float))
+    {
+      auto * const out = static_cast<char *>(outMemory.Pointer) + shift;
+      auto * const innerDevice = static_cast<char *>(innerMemory.Pointer) + shift;
+      auto * const outerDevice = static_cast<char *>(outerMemory.Pointer) + shift;
+      ASSERT_EQ(cudaMemcpy(innerDevice, inner.data(), inner.size() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(outerDevice, outer.data(), outer.size() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+      for (const bool innerFromBuffer : { true, false })
+      {
+        for (const bool outerFromBuffer : { true, false })
+        {
+          ASSERT_EQ(cudaMemset(out, 0, outBuffer.GetNumberOfPixels() * sizeof(float)), cudaSuccess);
+          itk::CudaComposeImageBoxAsync(out,
+                                        outBuffer,
+                                        box,
+                                        innerFromBuffer ? innerDevice : nullptr,
+                                        innerBuffer,
+                                        innerStart,
+                                        outerFromBuffer ? outerDevice : nullptr,
+                                        outerBuffer,
+                                        &constant,
+                                        sizeof(float),
+                                        nullptr);
+          std::vector<float> result(outBuffer.GetNumberOfPixels());
+          ASSERT_EQ(cudaMemcpy(result.data(), out, result.size() * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+          size_t wrong = 0;
+          for (itk::IndexValueType z = 0; z < 4; ++z)
+          {
+            for (itk::IndexValueType y = 0; y < 5; ++y)
+            {
+              for (itk::IndexValueType x = 0; x < 24; ++x)
+              {
+                const itk::Index<3> index{ { x - 2, y, z + 1 } };
+                float               expected = constant;
+                if (box.IsInside(index))
+                {
+                  expected = innerFromBuffer ? inner[at(innerBuffer, innerStart + (index - box.GetIndex()))] : constant;
+                }
+                else if (outerFromBuffer)
+                {
+                  expected = outer[at(outerBuffer, index)];
+                }
+                wrong += result[at(outBuffer, index)] != expected;
+              }
+            }
+          }
+          EXPECT_EQ(wrong, 0u) << "box " << box.GetSize() << ", " << shift << " bytes past 16, inner "
+                               << (innerFromBuffer ? "buffer" : "constant") << ", outer "
+                               << (outerFromBuffer ? "buffer" : "constant");
+        }
+      }
+    }
+  }
+  // A box outside the output, or an output outside the outer buffer: refused.
+  EXPECT_FALSE(ExceptionMessage([&] {
+                 itk::CudaComposeImageBoxAsync(outMemory.Pointer, outBuffer, Region({ { 20, 0, 1 } }, { { 8, 1, 1 } }),
+                                               innerMemory.Pointer, innerBuffer, innerStart, nullptr, outerBuffer,
+                                               &constant, sizeof(float), nullptr);
+               }).empty());
+  EXPECT_FALSE(ExceptionMessage([&] {
+                 itk::CudaComposeImageBoxAsync(outMemory.Pointer, outBuffer, Region(), nullptr, innerBuffer, innerStart,
+                                               outerMemory.Pointer, Region({ { 0, 0, 0 } }, { { 4, 4, 4 } }), &constant,
+                                               sizeof(float), nullptr);
+               }).empty());
 }
 } // namespace

@@ -25,7 +25,7 @@
 // are CudaGetProcessTransferStatistics(): every data manager of the process.
 //   rtkCudaIterativeTransfers [--size N] [--projections P] [--detector D]
 //     [--iterations K] [--factory 0|1] [--rtk-sources 0|1] [--cuda-cg 0|1]
-//     [--output FILE] [--require-resident 0|1]
+//     [--method cg|admm] [--output FILE] [--require-resident 0|1]
 // Defaults: the geometry of RTK's rtkconjugategradientreconstructiontest
 // (64^3 volume, 180 projections of 64^2), K = 6 after FIRST = 2, RTK's CUDA
 // CG (its default; --cuda-cg 0 runs its CPU CG on the CudaImages). --output
@@ -35,8 +35,9 @@
 // has that swap commented out, so its zero volume and zero projections are
 // filled on the host and uploaded every iteration). --require-resident 1
 // fails the run if an iteration copies anything between host and device.
-// Prints one
-// line per run, the per-iteration line and the error against the phantom.
+// --method admm runs RTK's ADMM with total variation instead (an iteration:
+// one augmented-Lagrangian iteration of 2 CG iterations; no weights). Prints
+// one line per run, the per-iteration line and the error against the phantom.
 
 #include "itkCudaImage.h"
 #include "itkCudaImageFilterFactory.h"
@@ -44,6 +45,8 @@
 #include "itkImageRegionConstIterator.h"
 #include "itkVersion.h"
 #include "rtkCudaConstantVolumeSource.h"
+#include "itkCovariantVector.h"
+#include "rtkADMMTotalVariationConeBeamReconstructionFilter.h"
 #include "rtkConjugateGradientConeBeamReconstructionFilter.h"
 #include "rtkConstantImageSource.h"
 #include "rtkDrawEllipsoidImageFilter.h"
@@ -122,35 +125,60 @@ struct Run
   ImageType::Pointer          Volume;
 };
 
+/** RTK's CG (`admm` false) or its ADMM with total variation (`admm`:
+ * `iterations` augmented-Lagrangian iterations of 2 CG iterations each, the
+ * alpha and beta of RTK's test), CUDA projectors, on a new zero volume. */
 Run
 Reconstruct(const ImageType * projections,
             const ImageType * weights,
             const rtk::ThreeDCircularProjectionGeometry * geometry,
             unsigned int n,
             int          iterations,
-            bool         cudaCG)
+            bool         cudaCG,
+            bool         admm)
 {
   using CGType = rtk::ConjugateGradientConeBeamReconstructionFilter<ImageType>;
+  using GradientImageType = itk::CudaImage<itk::CovariantVector<float, 3>, 3>;
+  using ADMMType = rtk::ADMMTotalVariationConeBeamReconstructionFilter<ImageType, GradientImageType>;
   auto volume = Constant(n, n, 256.0 / n, 0.0f);
   volume->GetOutput()->GetCudaDataManager()->GetConstGPUBufferPointer(); // on the device, as a CUDA pipeline leaves it
-  auto cg = CGType::New();
-  cg->SetInput(volume->GetOutput());
-  cg->SetInput(1, const_cast<ImageType *>(projections));
-  cg->SetInputWeights(const_cast<ImageType *>(weights));
-  cg->SetGeometry(const_cast<rtk::ThreeDCircularProjectionGeometry *>(geometry));
-  cg->SetNumberOfIterations(iterations);
-  cg->SetForwardProjectionFilter(CGType::FP_CUDARAYCAST);
-  cg->SetBackProjectionFilter(CGType::BP_CUDAVOXELBASED);
-  cg->SetCudaConjugateGradient(cudaCG);
+  itk::ImageToImageFilter<ImageType, ImageType>::Pointer filter;
+  if (admm)
+  {
+    auto tv = ADMMType::New();
+    tv->SetInput(volume->GetOutput());
+    tv->SetInput(1, const_cast<ImageType *>(projections));
+    tv->SetGeometry(const_cast<rtk::ThreeDCircularProjectionGeometry *>(geometry));
+    tv->SetAlpha(100);
+    tv->SetBeta(1000);
+    tv->SetAL_iterations(iterations);
+    tv->SetCG_iterations(2);
+    tv->SetForwardProjectionFilter(ADMMType::FP_CUDARAYCAST);
+    tv->SetBackProjectionFilter(ADMMType::BP_CUDAVOXELBASED);
+    filter = tv;
+  }
+  else
+  {
+    auto cg = CGType::New();
+    cg->SetInput(volume->GetOutput());
+    cg->SetInput(1, const_cast<ImageType *>(projections));
+    cg->SetInputWeights(const_cast<ImageType *>(weights));
+    cg->SetGeometry(const_cast<rtk::ThreeDCircularProjectionGeometry *>(geometry));
+    cg->SetNumberOfIterations(iterations);
+    cg->SetForwardProjectionFilter(CGType::FP_CUDARAYCAST);
+    cg->SetBackProjectionFilter(CGType::BP_CUDAVOXELBASED);
+    cg->SetCudaConjugateGradient(cudaCG);
+    filter = cg;
+  }
   CUDA_CHECK(cudaDeviceSynchronize());
   const itk::CudaTransferStatistics before = itk::CudaGetProcessTransferStatistics();
   const auto                        start = Clock::now();
-  cg->Update();
+  filter->Update();
   CUDA_CHECK(cudaDeviceSynchronize());
   Run run;
   run.Milliseconds = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   run.Copies = itk::CudaGetProcessTransferStatistics() - before;
-  run.Volume = cg->GetOutput();
+  run.Volume = filter->GetOutput();
   run.Volume->DisconnectPipeline();
   return run;
 }
@@ -175,12 +203,13 @@ main(int argc, char * argv[])
   bool         rtkSources = false;
   bool         requireResident = false;
   bool         cudaCG = true; // RTK's default
+  bool         admm = false;
   std::string  output;
   for (int i = 1; i + 1 < argc; i += 2)
   {
     const std::string option = argv[i];
     const std::string text = argv[i + 1];
-    const auto        value = option == "--output" ? 0ul : std::stoul(text);
+    const auto        value = option == "--output" || option == "--method" ? 0ul : std::stoul(text);
     if (option == "--size" && value >= 8 && value <= 1024)
     {
       n = static_cast<unsigned int>(value);
@@ -213,6 +242,10 @@ main(int argc, char * argv[])
     {
       cudaCG = value == 1;
     }
+    else if (option == "--method" && (text == "cg" || text == "admm"))
+    {
+      admm = text == "admm";
+    }
     else if (option == "--output")
     {
       output = text;
@@ -221,7 +254,7 @@ main(int argc, char * argv[])
     {
       std::cerr << "usage: " << argv[0]
                 << " [--size N] [--projections P] [--detector D] [--iterations K] [--factory 0|1]"
-                   " [--rtk-sources 0|1] [--cuda-cg 0|1] [--output FILE] [--require-resident 0|1]\n";
+                   " [--rtk-sources 0|1] [--cuda-cg 0|1] [--method cg|admm] [--output FILE] [--require-resident 0|1]\n";
       return 2;
     }
   }
@@ -261,14 +294,14 @@ main(int argc, char * argv[])
     projections->GetCudaDataManager()->GetConstGPUBufferPointer();
     weights->GetCudaDataManager()->GetConstGPUBufferPointer();
 
-    std::cout << std::fixed << std::setprecision(2) << "CG " << n << "^3 from " << projectionCount
+    std::cout << std::fixed << std::setprecision(2) << (admm ? "ADMM TV " : "CG ") << n << "^3 from " << projectionCount
               << " projections of " << detector << "^2, factory " << (factory ? "on" : "off") << ", RTK's CUDA sources "
               << (rtkSources ? "on" : "off") << ", CUDA CG "
               << (cudaCG ? "on" : "off") << '\n';
     constexpr int first = 2;
-    Reconstruct(projections, weights, geometry, n, 1, cudaCG); // warm: contexts, plans, pools
-    const Run     shorter = Reconstruct(projections, weights, geometry, n, first, cudaCG);
-    const Run     longer = Reconstruct(projections, weights, geometry, n, first + static_cast<int>(more), cudaCG);
+    Reconstruct(projections, weights, geometry, n, 1, cudaCG, admm); // warm: contexts, plans, pools
+    const Run     shorter = Reconstruct(projections, weights, geometry, n, first, cudaCG, admm);
+    const Run     longer = Reconstruct(projections, weights, geometry, n, first + static_cast<int>(more), cudaCG, admm);
     Print(std::to_string(first) + " iterations", shorter.Milliseconds, shorter.Copies);
     Print(std::to_string(first + more) + " iterations", longer.Milliseconds, longer.Copies);
     const itk::CudaTransferStatistics inLoop = longer.Copies - shorter.Copies;
@@ -311,7 +344,9 @@ main(int argc, char * argv[])
       file.write(reinterpret_cast<const char *>(longer.Volume->GetBufferPointer()),
                  static_cast<std::streamsize>(longer.Volume->GetBufferedRegion().GetNumberOfPixels() * sizeof(float)));
     }
-    return std::isfinite(rmse) && rmse <= 0.08 && (resident || !requireResident) ? EXIT_SUCCESS : EXIT_FAILURE;
+    // RTK's CG test asks RMSE <= 0.08 after 5 iterations; for ADMM only a finite result is asked here.
+    return std::isfinite(rmse) && (admm || rmse <= 0.08) && (resident || !requireResident) ? EXIT_SUCCESS
+                                                                                          : EXIT_FAILURE;
   }
   catch (const itk::ExceptionObject & error)
   {
