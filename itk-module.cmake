@@ -11,6 +11,7 @@ itk_module(CudaCommon
     ITKThresholding
     ITKImageStatistics
     ITKImageGrid
+    ITKSmoothing
   TEST_DEPENDS
     ITKGoogleTest
     ITKImageIntensity

@@ -75,6 +75,7 @@ struct Options
   std::string                jsonFile;
   unsigned long              splitSize{ 1024 };
   unsigned long              coldChainSize{ 0 }; // hidden --cold-chain N: the child run of the cold chain rows
+  bool                       kernelsOnly{ false }; // --kernels-only: the device kernel rows alone
 };
 
 void
@@ -561,6 +562,10 @@ MeasureReductionKernels(Results & results, DeviceTimer & timer, unsigned long n,
 // CudaBenchmarkRegions.cxx: the crop's, constant pad's and paste's device work
 void
 MeasureRegionKernels(Results & results, DeviceTimer & timer, unsigned long n, const Options & options);
+
+// CudaBenchmarkNeighborhood.cxx: CudaDiscreteGaussianImageFilter's passes
+void
+MeasureNeighborhoodKernels(Results & results, DeviceTimer & timer, unsigned long n, const Options & options);
 
 void
 MeasureEndToEnd(Results & results, unsigned long n, const Options & options, bool gpu);

@@ -88,8 +88,32 @@ RunBenchmark(const Options & options)
   std::cout << "; " << options.repeats << " timed runs after " << WarmUpRuns << " warm-up runs; ITK threads "
             << results.itkThreads << '\n';
 
-  MeasurePerImageCost(results);
   std::unique_ptr<DeviceTimer> timer;
+  if (options.kernelsOnly)
+  {
+    if (gpu)
+    {
+      timer = std::make_unique<DeviceTimer>();
+      for (const unsigned long n : options.sizes)
+      {
+        MeasureSquareKernel<float>(results, *timer, n, options, 0.5, 1.5, true);
+        MeasureAddKernel(results, *timer, n, options);
+        MeasureReductionKernels(results, *timer, n, options);
+        MeasureRegionKernels(results, *timer, n, options);
+        MeasureNeighborhoodKernels(results, *timer, n, options);
+      }
+      timer.reset();
+    }
+    std::cout << '\n';
+    results.PrintTable(std::cout);
+    if (!options.jsonFile.empty())
+    {
+      results.WriteJson(options.jsonFile);
+      std::cout << "Wrote " << options.jsonFile << '\n';
+    }
+    return EXIT_SUCCESS;
+  }
+  MeasurePerImageCost(results);
   if (gpu)
   {
     MeasureSmallImageRoundTrip(results);
@@ -108,6 +132,7 @@ RunBenchmark(const Options & options)
       MeasureAddKernel(results, *timer, n, options);
       MeasureReductionKernels(results, *timer, n, options);
       MeasureRegionKernels(results, *timer, n, options);
+      MeasureNeighborhoodKernels(results, *timer, n, options);
     }
     MeasureEndToEnd(results, n, options, gpu);
     MeasureAllocateAgain(results, n, options, gpu);

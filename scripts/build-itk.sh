@@ -63,14 +63,14 @@ case $profile in
     modules+=(ITKImageIntensity ITKThresholding ITKImageStatistics ITKSmoothing ITKIOImageBase ITKIOMeta ITKGoogleTest) ;;
   wrapped)
     # ITKCommon's wrapping wraps itk::MeshRegion (ITKMesh); ITKImageIntensity,
-    # ITKThresholding and ITKImageStatistics are C++ dependencies of
-    # CudaCommon (its filters' CPU parents; ITKImageGrid too, which
+    # ITKThresholding, ITKImageStatistics and ITKSmoothing are C++ dependencies
+    # of CudaCommon (its filters' CPU parents; ITKImageGrid too, which
     # ITKImageIntensity brings), configured but not wrapped here
     # (CudaCommon's wrapping imports ITKCommon's alone).
     # ITKIOImageBase (in itk-core too) is for RTK's headers: rtkMacro.h
     # includes itkImageFileWriter.h, so RTK's CUDA filters wrapped on this
     # tree (scripts/test-rtk-wrapping.sh) need its headers and library.
-    modules+=(ITKMesh ITKImageIntensity ITKThresholding ITKImageStatistics ITKIOImageBase) ;;
+    modules+=(ITKMesh ITKImageIntensity ITKThresholding ITKImageStatistics ITKSmoothing ITKIOImageBase) ;;
   *)
     echo "build-itk.sh: unknown profile '$profile' (known: python, module, wrapped)" >&2
     exit 2 ;;

@@ -1,0 +1,126 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+// CudaCommonBenchmark: the separable neighborhood passes of
+// CudaDiscreteGaussianImageFilter (σ = 2 in pixels, ITK's kernel) on an n^3
+// float image, against a device-to-device cudaMemcpy of the image timed in
+// turns with them: three passes, each one read and one write of the image
+// (24 bytes per voxel), is the floor they are measured against.
+
+#include "CudaBenchmarkSupport.h"
+
+#include "itkCudaSeparableConvolution.hcu"
+#include "itkGaussianOperator.h"
+
+#include <cmath>
+
+namespace CudaBenchmark
+{
+void
+MeasureNeighborhoodKernels(Results & results, DeviceTimer & timer, unsigned long n, const Options & options)
+{
+  const size_t       count = static_cast<size_t>(n) * n * n;
+  std::vector<float> image(count);
+  FillPattern(image.data(), count, -1.0, 1.0, 21);
+  DeviceMemory input = AllocateDeviceMemory(count * sizeof(float));
+  DeviceMemory first = AllocateDeviceMemory(count * sizeof(float));
+  DeviceMemory second = AllocateDeviceMemory(count * sizeof(float));
+  CUDA_CHECK(cudaMemcpy(input.get(), image.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+
+  // ITK's kernel for variance 4 (pixels), its default maximum error and width.
+  itk::GaussianOperator<double, 3> oper;
+  oper.SetDirection(0);
+  oper.SetVariance(4.0);
+  oper.SetMaximumError(0.01);
+  oper.SetMaximumKernelWidth(32);
+  oper.CreateDirectional();
+  std::vector<double> weights(oper.Size());
+  for (size_t t = 0; t < weights.size(); ++t)
+  {
+    weights[t] = oper[t];
+  }
+  const auto taps = static_cast<unsigned int>(weights.size());
+  const auto pass = [&](unsigned int axis, float * out, const float * in) {
+    itk::CudaConvolutionAxis geometry{ 1, n, 1 };
+    geometry.Inner = axis == 0 ? 1 : (axis == 1 ? n : static_cast<size_t>(n) * n);
+    geometry.Outer = axis == 2 ? 1 : (axis == 1 ? n : static_cast<size_t>(n) * n);
+    itk::CudaConvolveAxisAsync(out, in, geometry, weights.data(), taps, itk::CudaBoundary::ZeroFluxNeumann, 0.0,
+                               nullptr);
+  };
+  auto * in = static_cast<const float *>(input.get());
+  auto * a = static_cast<float *>(first.get());
+  auto * b = static_cast<float *>(second.get());
+  // ITK's order: the last axis first.
+  const auto gaussian = [&] {
+    pass(2, a, in);
+    pass(1, b, a);
+    pass(0, a, b);
+  };
+
+  // A check of one line of voxels inside the image against the same sums on the host.
+  gaussian();
+  std::vector<float> result(n);
+  const size_t       y = n / 2;
+  const size_t       z = n / 3;
+  CUDA_CHECK(cudaMemcpy(result.data(), a + (z * n + y) * n, n * sizeof(float), cudaMemcpyDeviceToHost));
+  const long radius = static_cast<long>(taps / 2);
+  const auto clamp = [n](long i) { return static_cast<size_t>(std::min<long>(std::max<long>(i, 0), n - 1)); };
+  double     worst = 0.0;
+  for (size_t x = 0; x < n; ++x)
+  {
+    double sum = 0.0;
+    for (long i = -radius; i <= radius; ++i)
+    {
+      for (long j = -radius; j <= radius; ++j)
+      {
+        for (long k = -radius; k <= radius; ++k)
+        {
+          sum += weights[i + radius] * weights[j + radius] * weights[k + radius] *
+                 image[(clamp(static_cast<long>(z) + i) * n + clamp(static_cast<long>(y) + j)) * n +
+                       clamp(static_cast<long>(x) + k)];
+        }
+      }
+    }
+    worst = std::max(worst, std::abs(sum - static_cast<double>(result[x])));
+  }
+  if (!(worst <= 1e-5))
+  {
+    itkGenericExceptionMacro("the Gaussian passes differ from the host's sums by " << worst);
+  }
+  const std::string what = "Gaussian sigma 2 float, " + std::to_string(taps) + " taps, 3 passes (24 B/voxel floor)";
+  std::cout << "[" << CubeShape(n) << "] " << what << '\n';
+  const auto copy = [&] {
+    CUDA_CHECK(cudaMemcpyAsync(b, in, count * sizeof(float), cudaMemcpyDeviceToDevice, nullptr));
+  };
+  const auto times = timer.TimeInTurns(WarmUpRuns, options.repeats, [] {}, copy, [] {}, gaussian);
+  results.Add({ what,
+                n,
+                CubeShape(n),
+                ToBandwidth(times.second, 6.0 * static_cast<double>(count) * sizeof(float)),
+                "GB/s",
+                "device-to-device cudaMemcpy of the image",
+                ToBandwidth(times.first, 2.0 * static_cast<double>(count) * sizeof(float)).median });
+  std::cout << "  Gaussian passes: median " << times.second.median << " ms for " << count << " voxels; D2D copy "
+            << times.first.median << " ms\n";
+  // Each pass alone (which axis costs what), for reading the row.
+  for (unsigned int axis = 0; axis < 3; ++axis)
+  {
+    const auto one = timer.Time(WarmUpRuns, options.repeats, [] {}, [&] { pass(axis, b, in); });
+    std::cout << "  pass along axis " << axis << ": median " << one.median << " ms\n";
+  }
+}
+} // namespace CudaBenchmark
