@@ -58,6 +58,20 @@ DescribeDevice(int device)
 
 namespace
 {
+/** The table, and the JSON file when asked for. */
+int
+Report(const Results & results, const Options & options)
+{
+  std::cout << '\n';
+  results.PrintTable(std::cout);
+  if (!options.jsonFile.empty())
+  {
+    results.WriteJson(options.jsonFile);
+    std::cout << "Wrote " << options.jsonFile << '\n';
+  }
+  return EXIT_SUCCESS;
+}
+
 int
 RunBenchmark(const Options & options)
 {
@@ -104,14 +118,7 @@ RunBenchmark(const Options & options)
       }
       timer.reset();
     }
-    std::cout << '\n';
-    results.PrintTable(std::cout);
-    if (!options.jsonFile.empty())
-    {
-      results.WriteJson(options.jsonFile);
-      std::cout << "Wrote " << options.jsonFile << '\n';
-    }
-    return EXIT_SUCCESS;
+    return Report(results, options);
   }
   MeasurePerImageCost(results);
   if (gpu)
@@ -165,15 +172,7 @@ RunBenchmark(const Options & options)
     results.AddNote("two-GPU rows: skipped, this machine has one CUDA device");
   }
   timer.reset();
-
-  std::cout << '\n';
-  results.PrintTable(std::cout);
-  if (!options.jsonFile.empty())
-  {
-    results.WriteJson(options.jsonFile);
-    std::cout << "Wrote " << options.jsonFile << '\n';
-  }
-  return EXIT_SUCCESS;
+  return Report(results, options);
 }
 } // namespace
 } // namespace CudaBenchmark
