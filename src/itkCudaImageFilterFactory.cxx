@@ -22,6 +22,7 @@
 #include "itkCudaCastImageFilter.h"
 #include "itkCudaConstantPadImageFilter.h"
 #include "itkCudaCropImageFilter.h"
+#include "itkCudaDiscreteGaussianImageFilter.h"
 #include "itkCudaDivideImageFilter.h"
 #include "itkCudaDivideOrZeroOutImageFilter.h"
 #include "itkCudaExpImageFilter.h"
@@ -130,6 +131,8 @@ CudaImageFilterFactory::RegisterOverridesFor()
     this->Override<PasteImageFilter<ImageType, SliceType, ImageType>,
                    CudaPasteImageFilter<ImageType, SliceType, ImageType>>();
   }
+  // Neighborhood filters.
+  this->Override<DiscreteGaussianImageFilter<ImageType, ImageType>, CudaDiscreteGaussianImageFilter<ImageType, ImageType>>();
   // Reductions (MinimumMaximumImageCalculator's Compute() is not virtual: not here).
   this->Override<StatisticsImageFilter<ImageType>, CudaStatisticsImageFilter<ImageType>>();
 }
@@ -155,7 +158,7 @@ CudaImageFilterFactory::GetDescription() const
 {
   return "Makes ITK's filters of CudaImages (Square, Abs, Add, Subtract, Multiply, Maximum, Minimum, Divide, "
          "DivideOrZeroOut, Sqrt, Exp, Log, Threshold, BinaryThreshold, ShiftScale, Cast, Extract, Crop, ConstantPad, Paste, "
-         "Statistics) their CUDA counterparts";
+         "DiscreteGaussian, Statistics) their CUDA counterparts";
 }
 
 void

@@ -28,6 +28,7 @@
 #include "itkCastImageFilter.h"
 #include "itkConstantPadImageFilter.h"
 #include "itkCropImageFilter.h"
+#include "itkDiscreteGaussianImageFilter.h"
 #include "itkDivideImageFilter.h"
 #include "itkDivideOrZeroOutImageFilter.h"
 #include "itkExpImageFilter.h"
@@ -143,6 +144,8 @@ TEST_F(CudaImageFilterFactoryTest, ITKsIntensityThresholdShiftScaleCastRegionAnd
   EXPECT_EQ(nameOf(itk::PasteImageFilter<ImageD3, ImageD2, ImageD3>::New()), "CudaPasteImageFilter") << "a slice";
   EXPECT_FALSE(itk::PasteImageFilter<ImageF3>::New()->GetInPlace()) << "ITK's default";
   EXPECT_EQ(nameOf(itk::ShiftScaleImageFilter<ImageD2, ImageD2>::New()), "CudaShiftScaleImageFilter");
+  EXPECT_EQ(nameOf(itk::DiscreteGaussianImageFilter<ImageF3, ImageF3>::New()), "CudaDiscreteGaussianImageFilter");
+  EXPECT_EQ(nameOf(itk::DiscreteGaussianImageFilter<ImageD2, ImageD2>::New()), "CudaDiscreteGaussianImageFilter");
   EXPECT_EQ(nameOf(itk::StatisticsImageFilter<ImageF4>::New()), "CudaStatisticsImageFilter");
   EXPECT_EQ(nameOf(itk::StatisticsImageFilter<ImageD3>::New()), "CudaStatisticsImageFilter");
   // Types it does not cover keep ITK's filter.
