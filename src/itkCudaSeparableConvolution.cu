@@ -60,7 +60,6 @@ Read(const TPixel * line, long long i, long long length, size_t stride, CudaBoun
   return line[static_cast<size_t>(i) * stride];
 }
 
-constexpr unsigned int LoadBatch = 4; // tile loads in flight per thread
 constexpr unsigned int RowThreads = 256;
 constexpr unsigned int MaximumRowOutputs = 4; // per thread
 
@@ -89,24 +88,9 @@ ConvolveRows(TPixel * __restrict__       out,
     __syncthreads(); // the tile of the last row is read
     if (interior)
     {
-      // Loads batched: several in flight per thread before they land in the tile.
-      for (unsigned j0 = threadIdx.x; j0 < span; j0 += RowThreads * LoadBatch)
+      for (unsigned j = threadIdx.x; j < span; j += RowThreads)
       {
-        TPixel value[LoadBatch];
-#pragma unroll
-        for (unsigned k = 0; k < LoadBatch; ++k)
-        {
-          const unsigned j = j0 + k * RowThreads;
-          value[k] = j < span ? line[start - radius + j] : TPixel{};
-        }
-#pragma unroll
-        for (unsigned k = 0; k < LoadBatch; ++k)
-        {
-          if (j0 + k * RowThreads < span)
-          {
-            shared[j0 + k * RowThreads] = value[k];
-          }
-        }
+        shared[j] = line[start - radius + j];
       }
     }
     else
@@ -167,23 +151,9 @@ ConvolveColumns(TPixel * __restrict__       out,
     if (inside && interior)
     {
       const TPixel * first = line + static_cast<size_t>(start - radius) * axis.Inner;
-      for (unsigned j0 = threadIdx.y; j0 < span; j0 += ColumnRows * LoadBatch)
+      for (unsigned j = threadIdx.y; j < span; j += ColumnRows)
       {
-        TPixel value[LoadBatch];
-#pragma unroll
-        for (unsigned k = 0; k < LoadBatch; ++k)
-        {
-          const unsigned j = j0 + k * ColumnRows;
-          value[k] = j < span ? first[static_cast<size_t>(j) * axis.Inner] : TPixel{};
-        }
-#pragma unroll
-        for (unsigned k = 0; k < LoadBatch; ++k)
-        {
-          if (j0 + k * ColumnRows < span)
-          {
-            tile[(j0 + k * ColumnRows) * ColumnWidth + threadIdx.x] = value[k];
-          }
-        }
+        tile[j * ColumnWidth + threadIdx.x] = first[static_cast<size_t>(j) * axis.Inner];
       }
     }
     else
