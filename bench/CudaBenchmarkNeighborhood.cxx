@@ -16,10 +16,11 @@
  *
  *=========================================================================*/
 // CudaCommonBenchmark: the separable neighborhood passes of
-// CudaDiscreteGaussianImageFilter (σ = 2 in pixels, ITK's kernel) on an n^3
-// float image, against a device-to-device cudaMemcpy of the image timed in
-// turns with them: three passes, each one read and one write of the image
-// (24 bytes per voxel), is the floor they are measured against.
+// CudaDiscreteGaussianImageFilter (σ = 2 in pixels, ITK's kernel) and
+// CudaMeanImageFilter (radius 2) on an n^3 float image, against a
+// device-to-device cudaMemcpy of the image timed in turns with them: three
+// passes, each one read and one write of the image (24 bytes per voxel), is
+// the floor they are measured against.
 
 #include "CudaBenchmarkSupport.h"
 
@@ -30,8 +31,18 @@
 
 namespace CudaBenchmark
 {
+namespace
+{
+/** Three passes of one 1-D kernel (the last axis first, as ITK's filters),
+ * checked on a line of voxels against the same sums on the host, then timed
+ * in turns with the D2D copy; each pass alone after. */
 void
-MeasureNeighborhoodKernels(Results & results, DeviceTimer & timer, unsigned long n, const Options & options)
+MeasureSeparable(Results &                   results,
+                 DeviceTimer &               timer,
+                 unsigned long               n,
+                 const Options &             options,
+                 const std::string &         name,
+                 const std::vector<double> & weights)
 {
   const size_t       count = static_cast<size_t>(n) * n * n;
   std::vector<float> image(count);
@@ -40,19 +51,6 @@ MeasureNeighborhoodKernels(Results & results, DeviceTimer & timer, unsigned long
   DeviceMemory first = AllocateDeviceMemory(count * sizeof(float));
   DeviceMemory second = AllocateDeviceMemory(count * sizeof(float));
   CUDA_CHECK(cudaMemcpy(input.get(), image.data(), count * sizeof(float), cudaMemcpyHostToDevice));
-
-  // ITK's kernel for variance 4 (pixels), its default maximum error and width.
-  itk::GaussianOperator<double, 3> oper;
-  oper.SetDirection(0);
-  oper.SetVariance(4.0);
-  oper.SetMaximumError(0.01);
-  oper.SetMaximumKernelWidth(32);
-  oper.CreateDirectional();
-  std::vector<double> weights(oper.Size());
-  for (size_t t = 0; t < weights.size(); ++t)
-  {
-    weights[t] = oper[t];
-  }
   const auto taps = static_cast<unsigned int>(weights.size());
   const auto pass = [&](unsigned int axis, float * out, const float * in) {
     itk::CudaConvolutionAxis geometry{ 1, n, 1 };
@@ -64,15 +62,13 @@ MeasureNeighborhoodKernels(Results & results, DeviceTimer & timer, unsigned long
   auto * in = static_cast<const float *>(input.get());
   auto * a = static_cast<float *>(first.get());
   auto * b = static_cast<float *>(second.get());
-  // ITK's order: the last axis first.
-  const auto gaussian = [&] {
+  const auto filter = [&] {
     pass(2, a, in);
     pass(1, b, a);
     pass(0, a, b);
   };
 
-  // A check of one line of voxels inside the image against the same sums on the host.
-  gaussian();
+  filter();
   std::vector<float> result(n);
   const size_t       y = n / 2;
   const size_t       z = n / 3;
@@ -99,14 +95,14 @@ MeasureNeighborhoodKernels(Results & results, DeviceTimer & timer, unsigned long
   }
   if (!(worst <= 1e-5))
   {
-    itkGenericExceptionMacro("the Gaussian passes differ from the host's sums by " << worst);
+    itkGenericExceptionMacro("the " << name << " passes differ from the host's sums by " << worst);
   }
-  const std::string what = "Gaussian sigma 2 float, " + std::to_string(taps) + " taps, 3 passes (24 B/voxel floor)";
+  const std::string what = name + " float, " + std::to_string(taps) + " taps, 3 passes (24 B/voxel floor)";
   std::cout << "[" << CubeShape(n) << "] " << what << '\n';
   const auto copy = [&] {
     CUDA_CHECK(cudaMemcpyAsync(b, in, count * sizeof(float), cudaMemcpyDeviceToDevice, nullptr));
   };
-  const auto times = timer.TimeInTurns(WarmUpRuns, options.repeats, [] {}, copy, [] {}, gaussian);
+  const auto times = timer.TimeInTurns(WarmUpRuns, options.repeats, [] {}, copy, [] {}, filter);
   results.Add({ what,
                 n,
                 CubeShape(n),
@@ -114,13 +110,28 @@ MeasureNeighborhoodKernels(Results & results, DeviceTimer & timer, unsigned long
                 "GB/s",
                 "device-to-device cudaMemcpy of the image",
                 ToBandwidth(times.first, 2.0 * static_cast<double>(count) * sizeof(float)).median });
-  std::cout << "  Gaussian passes: median " << times.second.median << " ms for " << count << " voxels; D2D copy "
-            << times.first.median << " ms\n";
-  // Each pass alone (which axis costs what), for reading the row.
+  std::cout << "  " << name << " passes: median " << times.second.median << " ms for " << count
+            << " voxels; D2D copy " << times.first.median << " ms\n";
   for (unsigned int axis = 0; axis < 3; ++axis)
   {
     const auto one = timer.Time(WarmUpRuns, options.repeats, [] {}, [&] { pass(axis, b, in); });
     std::cout << "  pass along axis " << axis << ": median " << one.median << " ms\n";
   }
+}
+} // namespace
+
+void
+MeasureNeighborhoodKernels(Results & results, DeviceTimer & timer, unsigned long n, const Options & options)
+{
+  // ITK's kernel for variance 4 (pixels), its default maximum error and width.
+  itk::GaussianOperator<double, 3> oper;
+  oper.SetDirection(0);
+  oper.SetVariance(4.0);
+  oper.SetMaximumError(0.01);
+  oper.SetMaximumKernelWidth(32);
+  oper.CreateDirectional();
+  MeasureSeparable(results, timer, n, options, "Gaussian sigma 2", std::vector<double>(oper.Begin(), oper.End()));
+  // CudaMeanImageFilter's passes for radius 2.
+  MeasureSeparable(results, timer, n, options, "Mean radius 2", std::vector<double>(5, 1.0 / 5.0));
 }
 } // namespace CudaBenchmark

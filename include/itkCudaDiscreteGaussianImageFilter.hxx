@@ -18,51 +18,25 @@
 #ifndef itkCudaDiscreteGaussianImageFilter_hxx
 #define itkCudaDiscreteGaussianImageFilter_hxx
 
-#include "itkConstantBoundaryCondition.h"
-#include "itkCudaRegionCopy.h"
 #include "itkGaussianOperator.h"
-#include "itkPeriodicBoundaryCondition.h"
-#include "itkZeroFluxNeumannBoundaryCondition.h"
 
 #include <algorithm>
 
 namespace itk
 {
-namespace CudaDetail
-{
-/** `condition` as a kernel's boundary; false for one the kernels lack. */
-template <typename TImage>
-bool
-KernelBoundary(const ImageBoundaryCondition<TImage> * condition, CudaBoundary & boundary, double & constant)
-{
-  constant = 0.0;
-  if (dynamic_cast<const ZeroFluxNeumannBoundaryCondition<TImage> *>(condition) != nullptr)
-  {
-    boundary = CudaBoundary::ZeroFluxNeumann;
-    return true;
-  }
-  if (const auto * fixed = dynamic_cast<const ConstantBoundaryCondition<TImage> *>(condition))
-  {
-    boundary = CudaBoundary::Constant;
-    constant = static_cast<double>(fixed->GetConstant());
-    return true;
-  }
-  if (dynamic_cast<const PeriodicBoundaryCondition<TImage> *>(condition) != nullptr)
-  {
-    boundary = CudaBoundary::Periodic;
-    return true;
-  }
-  return false;
-}
-} // namespace CudaDetail
-
 template <typename TInputImage, typename TOutputImage>
 auto
 CudaDiscreteGaussianImageFilter<TInputImage, TOutputImage>::GetPasses() const -> std::vector<Pass>
 {
   const unsigned int filtered = std::min(this->GetFilterDimensionality(), ImageDimension);
   const auto *       input = this->GetInput();
-  std::vector<Pass>  passes;
+  CudaBoundary       inputBoundary = CudaBoundary::ZeroFluxNeumann;
+  CudaBoundary       realBoundary = CudaBoundary::ZeroFluxNeumann;
+  double             inputConstant = 0.0;
+  double             realConstant = 0.0;
+  CudaDetail::KernelBoundary(this->GetInputBoundaryCondition(), inputBoundary, inputConstant);
+  CudaDetail::KernelBoundary(this->GetRealBoundaryCondition(), realBoundary, realConstant);
+  std::vector<Pass> passes;
   for (unsigned int p = 0; p < filtered; ++p)
   {
     // ITK's order: the last filtered axis first.
@@ -83,11 +57,11 @@ CudaDiscreteGaussianImageFilter<TInputImage, TOutputImage>::GetPasses() const ->
     oper.SetMaximumError(this->GetMaximumError()[axis]);
     oper.SetMaximumKernelWidth(this->GetMaximumKernelWidth());
     oper.CreateDirectional();
-    Pass pass{ axis, std::vector<double>(oper.Size()) };
-    for (size_t t = 0; t < oper.Size(); ++t)
-    {
-      pass.Weights[t] = oper[t];
-    }
+    Pass pass;
+    pass.Axis = axis;
+    pass.Weights.assign(oper.Begin(), oper.End());
+    pass.Boundary = p == 0 ? inputBoundary : realBoundary;
+    pass.Constant = p == 0 ? inputConstant : realConstant;
     passes.push_back(std::move(pass));
   }
   return passes;
@@ -95,120 +69,12 @@ CudaDiscreteGaussianImageFilter<TInputImage, TOutputImage>::GetPasses() const ->
 
 template <typename TInputImage, typename TOutputImage>
 bool
-CudaDiscreteGaussianImageFilter<TInputImage, TOutputImage>::GetBoundaries(CudaBoundary & input,
-                                                                          double &       inputConstant,
-                                                                          CudaBoundary & real,
-                                                                          double &       realConstant) const
+CudaDiscreteGaussianImageFilter<TInputImage, TOutputImage>::GPUTakesSettings() const
 {
-  return CudaDetail::KernelBoundary(this->GetInputBoundaryCondition(), input, inputConstant) &&
-         CudaDetail::KernelBoundary(this->GetRealBoundaryCondition(), real, realConstant);
-}
-
-template <typename TInputImage, typename TOutputImage>
-void
-CudaDiscreteGaussianImageFilter<TInputImage, TOutputImage>::GenerateData()
-{
-  bool onGPU = GPUPixelType;
-  if (onGPU)
-  {
-    CudaBoundary boundary;
-    double       constant;
-    onGPU = this->GetBoundaries(boundary, constant, boundary, constant);
-    for (const Pass & pass : this->GetPasses())
-    {
-      onGPU = onGPU && pass.Weights.size() <= CudaMaximumConvolutionTaps;
-    }
-  }
-  if (!onGPU)
-  {
-    CPUSuperclass::GenerateData();
-    return;
-  }
-  Superclass::GenerateData();
-}
-
-template <typename TInputImage, typename TOutputImage>
-void
-CudaDiscreteGaussianImageFilter<TInputImage, TOutputImage>::GPUGenerateData()
-{
-  if constexpr (GPUPixelType)
-  {
-    using PixelType = OutputPixelType;
-    OutputImageType *      output = this->GetOutput();
-    const InputImageType * input = this->GetInput();
-    const auto &           outputRegion = output->GetBufferedRegion();
-    const auto &           inputRegion = input->GetBufferedRegion();
-    if (outputRegion.GetNumberOfPixels() == 0)
-    {
-      return;
-    }
-    if (!inputRegion.IsInside(outputRegion))
-    {
-      itkExceptionMacro("the input's buffered region " << inputRegion << " lacks the output's region "
-                                                       << outputRegion);
-    }
-    CudaBoundary inputBoundary;
-    CudaBoundary realBoundary;
-    double       inputConstant;
-    double       realConstant;
-    this->GetBoundaries(inputBoundary, inputConstant, realBoundary, realConstant);
-    const std::vector<Pass> passes = this->GetPasses();
-    cudaStream_t            stream = this->GetCudaStream();
-    const auto * in = static_cast<const PixelType *>(input->GetCudaDataManager()->GetConstGPUBufferPointer());
-    auto *       out = static_cast<PixelType *>(output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite());
-    const bool   sameRegion = inputRegion == outputRegion;
-    const size_t count = inputRegion.GetNumberOfPixels();
-
-    // Ping-pong buffers of the input's region, freed in the stream's order;
-    // the last pass writes the output itself when the regions are one.
-    GPUMemPointer::Pointer scratch[2];
-    const PixelType *      from = in;
-    for (size_t p = 0; p < passes.size(); ++p)
-    {
-      PixelType * to = out;
-      if (!(sameRegion && p + 1 == passes.size()))
-      {
-        auto & buffer = scratch[p % 2];
-        if (buffer.IsNull())
-        {
-          buffer = GPUMemPointer::New();
-          buffer->Allocate(count * sizeof(PixelType), output->GetCudaDataManager()->GetDevice(), stream);
-        }
-        to = static_cast<PixelType *>(buffer->GetPointer());
-      }
-      CudaConvolutionAxis axis{ 1, inputRegion.GetSize(passes[p].Axis), 1 };
-      for (unsigned int d = 0; d < ImageDimension; ++d)
-      {
-        if (d < passes[p].Axis)
-        {
-          axis.Inner *= inputRegion.GetSize(d);
-        }
-        else if (d > passes[p].Axis)
-        {
-          axis.Outer *= inputRegion.GetSize(d);
-        }
-      }
-      CudaConvolveAxisAsync(to,
-                            from,
-                            axis,
-                            passes[p].Weights.data(),
-                            static_cast<unsigned int>(passes[p].Weights.size()),
-                            p == 0 ? inputBoundary : realBoundary,
-                            p == 0 ? inputConstant : realConstant,
-                            stream);
-      from = to;
-    }
-    if (from != out)
-    {
-      // No pass (nothing filtered), or the input's region padded around the output's.
-      CudaCopyImageBoxAsync(
-        out, outputRegion, outputRegion, from, inputRegion, outputRegion.GetIndex(), sizeof(PixelType), stream);
-    }
-  }
-  else
-  {
-    itkExceptionMacro("no GPU path for this pixel type"); // GenerateData() runs ITK's code instead
-  }
+  CudaBoundary boundary;
+  double       constant;
+  return CudaDetail::KernelBoundary(this->GetInputBoundaryCondition(), boundary, constant) &&
+         CudaDetail::KernelBoundary(this->GetRealBoundaryCondition(), boundary, constant);
 }
 } // namespace itk
 

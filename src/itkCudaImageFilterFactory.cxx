@@ -23,6 +23,8 @@
 #include "itkCudaConstantPadImageFilter.h"
 #include "itkCudaCropImageFilter.h"
 #include "itkCudaDiscreteGaussianImageFilter.h"
+#include "itkCudaBoxMeanImageFilter.h"
+#include "itkCudaMeanImageFilter.h"
 #include "itkCudaDivideImageFilter.h"
 #include "itkCudaDivideOrZeroOutImageFilter.h"
 #include "itkCudaExpImageFilter.h"
@@ -133,6 +135,8 @@ CudaImageFilterFactory::RegisterOverridesFor()
   }
   // Neighborhood filters.
   this->Override<DiscreteGaussianImageFilter<ImageType, ImageType>, CudaDiscreteGaussianImageFilter<ImageType, ImageType>>();
+  this->Override<MeanImageFilter<ImageType, ImageType>, CudaMeanImageFilter<ImageType, ImageType>>();
+  this->Override<BoxMeanImageFilter<ImageType, ImageType>, CudaBoxMeanImageFilter<ImageType, ImageType>>();
   // Reductions (MinimumMaximumImageCalculator's Compute() is not virtual: not here).
   this->Override<StatisticsImageFilter<ImageType>, CudaStatisticsImageFilter<ImageType>>();
 }
@@ -158,7 +162,7 @@ CudaImageFilterFactory::GetDescription() const
 {
   return "Makes ITK's filters of CudaImages (Square, Abs, Add, Subtract, Multiply, Maximum, Minimum, Divide, "
          "DivideOrZeroOut, Sqrt, Exp, Log, Threshold, BinaryThreshold, ShiftScale, Cast, Extract, Crop, ConstantPad, Paste, "
-         "DiscreteGaussian, Statistics) their CUDA counterparts";
+         "DiscreteGaussian, Mean, BoxMean, Statistics) their CUDA counterparts";
 }
 
 void

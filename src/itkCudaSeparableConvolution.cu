@@ -20,11 +20,14 @@
 #include <algorithm>
 
 // A pass loads a tile of the lines it computes, with the kernel's halo, into
-// shared memory once (the boundary condition applied there), then each
-// thread sums its outputs from the tile: a read and a write of each pixel
-// per pass from device memory, plus the halo. Along x a block computes 1024
-// consecutive pixels of a row at most; along a strided axis, 32 neighbouring
-// columns (coalesced) by 128 positions along the axis.
+// shared memory once (the boundary condition applied there; several loads in
+// flight per thread), then each thread computes P consecutive outputs of a
+// line from a window of P values in registers: per tap, one value read from
+// the tile and converted to double, P fused multiply-adds. The sums are ITK's
+// (t ascending, in double); a pass reads and writes each pixel of the buffer
+// once from device memory, plus the halo. Along x a block computes rows of
+// 256 to 2048 pixels (several rows of a short line at once); along a strided
+// axis, 32 neighbouring columns (coalesced) by 64 positions along the axis.
 
 namespace itk
 {
@@ -33,86 +36,202 @@ namespace
 struct Weights
 {
   double       Values[CudaMaximumConvolutionTaps];
+  double       Total; // the sum of the weights
   unsigned int Taps;
   unsigned int Radius;
 };
 
-/** The pixel at i (-radius <= i < length + radius) of a line of `length`
- * pixels `stride` apart, by the boundary condition. */
-template <typename TPixel>
-__device__ inline TPixel
-Read(const TPixel * line, long long i, long long length, size_t stride, CudaBoundary boundary, TPixel constant)
+constexpr unsigned int LoadBatch = 8; // tile loads in flight per thread
+
+/** Copies positions first .. first + span - 1 of a line of `length` pixels
+ * `stride` apart to the tile, at tile[Slot(j)] for position first + j, the
+ * positions past the line's ends by the boundary condition (Crop reads 0: the
+ * sum leaves them out); LoadBatch loads in flight per thread. */
+template <typename TPixel, typename TSlot>
+__device__ inline void
+LoadTile(TPixel *       tile,
+         const TPixel * line,
+         long long      first,
+         unsigned       span,
+         long long      length,
+         size_t         stride,
+         CudaBoundary   boundary,
+         TPixel         constant,
+         unsigned       lane,
+         unsigned       lanes,
+         TSlot          Slot)
 {
-  if (i < 0 || i >= length)
+  for (unsigned j0 = lane; j0 < span; j0 += lanes * LoadBatch)
   {
-    switch (boundary)
+    TPixel value[LoadBatch];
+#pragma unroll
+    for (unsigned k = 0; k < LoadBatch; ++k)
     {
-      case CudaBoundary::Constant:
-        return constant;
-      case CudaBoundary::Periodic:
-        i %= length;
-        i += i < 0 ? length : 0;
-        break;
-      default:
-        i = i < 0 ? 0 : length - 1;
+      const unsigned j = j0 + k * lanes;
+      long long      i = first + static_cast<long long>(j);
+      bool           read = j < span;
+      if (i < 0 || i >= length)
+      {
+        switch (boundary)
+        {
+          case CudaBoundary::Periodic:
+            i %= length;
+            i += i < 0 ? length : 0;
+            break;
+          case CudaBoundary::ZeroFluxNeumann:
+            i = i < 0 ? 0 : length - 1;
+            break;
+          default: // Constant, Crop
+            read = false;
+        }
+      }
+      value[k] = read ? line[static_cast<size_t>(i) * stride]
+                      : (boundary == CudaBoundary::Constant ? constant : TPixel{});
+    }
+#pragma unroll
+    for (unsigned k = 0; k < LoadBatch; ++k)
+    {
+      const unsigned j = j0 + k * lanes;
+      if (j < span)
+      {
+        tile[Slot(j)] = value[k];
+      }
     }
   }
-  return line[static_cast<size_t>(i) * stride];
 }
 
-constexpr unsigned int RowThreads = 256;
-constexpr unsigned int MaximumRowOutputs = 4; // per thread
+/** The P outputs at positions o0 .. o0 + P - 1 of a tile whose position j
+ * is tile[Slot(j)] (the tile's position 0 is radius before output 0): a
+ * window of P values in registers, ring-indexed so that every index is known
+ * at compile time. */
+template <unsigned P, typename TPixel, typename TSlot>
+__device__ inline void
+Accumulate(double (&sum)[P], const TPixel * tile, unsigned o0, const Weights & w, TSlot Slot)
+{
+  double window[P];
+#pragma unroll
+  for (unsigned k = 0; k < P; ++k)
+  {
+    sum[k] = 0.0;
+    window[k] = static_cast<double>(tile[Slot(o0 + k)]);
+  }
+  // Before tap t, window[(p - o0) % P] is the tile's position p for p in [o0 + t, o0 + t + P).
+  for (unsigned t0 = 0; t0 < w.Taps; t0 += P)
+  {
+#pragma unroll
+    for (unsigned u = 0; u < P; ++u)
+    {
+      const unsigned t = t0 + u;
+      if (t >= w.Taps)
+      {
+        break;
+      }
+      const double weight = w.Values[t];
+#pragma unroll
+      for (unsigned k = 0; k < P; ++k)
+      {
+        sum[k] += weight * window[(k + u) % P];
+      }
+      if (t + 1 < w.Taps)
+      {
+        window[u] = static_cast<double>(tile[Slot(o0 + t + P)]);
+      }
+    }
+  }
+}
 
-/** Along x: blockIdx.x a tile of `tile` outputs of a row (RowThreads times
- * 1 to 4, as the row's length asks), blockIdx.y the rows (grid-stride). */
+/** For CudaBoundary::Crop: the sum over the taps inside the line, divided by
+ * their weights (a mean over what is inside, for weights of 1). */
+__device__ inline double
+Cropped(double sum, long long i, long long length, const Weights & w)
+{
+  const long long radius = static_cast<long long>(w.Radius);
+  if (i >= radius && i + radius < length)
+  {
+    return sum / w.Total;
+  }
+  double inside = 0.0;
+  for (unsigned t = 0; t < w.Taps; ++t)
+  {
+    const long long j = i + static_cast<long long>(t) - radius;
+    inside += j >= 0 && j < length ? w.Values[t] : 0.0;
+  }
+  return sum / inside;
+}
+
+constexpr unsigned int RowBlock = 256;
+constexpr unsigned int RowOutputs = 8; // per thread
+
+/** The tile's position j along x, skewed by one slot per 32 so that lanes
+ * reading positions RowOutputs apart meet distinct banks. */
+struct RowSlot
+{
+  __host__ __device__ unsigned
+  operator()(unsigned j) const
+  {
+    return j + j / 32;
+  }
+};
+
+/** Along x: a block is RowBlock / lanes groups of `lanes` threads, each
+ * group a tile of lanes * RowOutputs outputs of a row; blockIdx.x the tile
+ * along the row, blockIdx.y the rows (grid-stride). */
 template <typename TPixel>
 __global__ void
-ConvolveRows(TPixel * __restrict__       out,
-             const TPixel * __restrict__ in,
-             CudaConvolutionAxis         axis,
-             Weights                     w,
-             CudaBoundary                boundary,
-             TPixel                      constant,
-             unsigned int                tile)
+__launch_bounds__(RowBlock) ConvolveRows(TPixel * __restrict__       out,
+                                         const TPixel * __restrict__ in,
+                                         CudaConvolutionAxis         axis,
+                                         Weights                     w,
+                                         CudaBoundary                boundary,
+                                         TPixel                      constant,
+                                         unsigned int                lanes)
 {
   extern __shared__ unsigned char sharedBytes[];
-  TPixel *        shared = reinterpret_cast<TPixel *>(sharedBytes);
+  const unsigned  groups = RowBlock / lanes;
+  const unsigned  group = threadIdx.x / lanes;
+  const unsigned  lane = threadIdx.x % lanes;
+  const unsigned  tile = lanes * RowOutputs;
+  const unsigned  span = tile + 2 * w.Radius;
+  TPixel *        shared = reinterpret_cast<TPixel *>(sharedBytes) + group * RowSlot{}(span);
   const long long length = static_cast<long long>(axis.Length);
   const long long radius = static_cast<long long>(w.Radius);
   const long long start = static_cast<long long>(blockIdx.x) * tile;
-  const unsigned  span = tile + 2 * w.Radius;
-  const bool      interior = start - radius >= 0 && start - radius + span <= length;
-  for (size_t row = blockIdx.y; row < axis.Outer; row += gridDim.y)
+  const RowSlot   slot;
+  for (size_t first = static_cast<size_t>(blockIdx.y) * groups; first < axis.Outer;
+       first += static_cast<size_t>(gridDim.y) * groups)
   {
+    const size_t   row = first + group;
+    const bool     inside = row < axis.Outer;
     const TPixel * line = in + row * axis.Length;
-    __syncthreads(); // the tile of the last row is read
-    if (interior)
+    __syncthreads(); // the tile of the last rows is written out
+    if (inside)
     {
-      for (unsigned j = threadIdx.x; j < span; j += RowThreads)
-      {
-        shared[j] = line[start - radius + j];
-      }
+      LoadTile(shared, line, start - radius, span, length, 1, boundary, constant, lane, lanes, slot);
     }
-    else
+    __syncthreads();
+    double sum[RowOutputs];
+    if (inside)
     {
-      for (unsigned j = threadIdx.x; j < span; j += RowThreads)
+      Accumulate<RowOutputs>(sum, shared, lane * RowOutputs, w, slot);
+    }
+    __syncthreads(); // every thread has read its window: the tile takes the outputs
+    if (inside)
+    {
+#pragma unroll
+      for (unsigned k = 0; k < RowOutputs; ++k)
       {
-        const long long i = start - radius + j;
-        shared[j] = i < length + radius ? Read(line, i, length, 1, boundary, constant) : TPixel{};
+        const long long i = start + lane * RowOutputs + k;
+        const double    value = boundary == CudaBoundary::Crop ? Cropped(sum[k], i, length, w) : sum[k];
+        shared[slot(lane * RowOutputs + k)] = static_cast<TPixel>(value);
       }
     }
     __syncthreads();
-    for (unsigned o = threadIdx.x; o < tile; o += RowThreads)
+    if (inside)
     {
-      const long long i = start + o;
-      if (i < length)
+      TPixel * target = out + row * axis.Length;
+      for (unsigned o = lane; o < tile && start + o < length; o += lanes)
       {
-        double sum = 0.0;
-        for (unsigned t = 0; t < w.Taps; ++t)
-        {
-          sum += w.Values[t] * static_cast<double>(shared[o + t]);
-        }
-        out[row * axis.Length + static_cast<size_t>(i)] = static_cast<TPixel>(sum);
+        target[start + o] = shared[slot(o)];
       }
     }
   }
@@ -120,68 +239,65 @@ ConvolveRows(TPixel * __restrict__       out,
 
 constexpr unsigned int ColumnWidth = 32;   // neighbouring columns (x), one warp
 constexpr unsigned int ColumnRows = 8;     // warps per block
-constexpr unsigned int ColumnOutputs = 16; // per thread
+constexpr unsigned int ColumnOutputs = 8; // per thread, consecutive along the axis
 constexpr unsigned int ColumnTile = ColumnRows * ColumnOutputs;
 
+/** The tile's position j of this thread's column. */
+struct ColumnSlot
+{
+  unsigned Column;
+  __device__ unsigned
+  operator()(unsigned j) const
+  {
+    return j * ColumnWidth + Column;
+  }
+};
+
 /** Along a strided axis: blockIdx.x a group of 32 columns, blockIdx.y a tile
- * of 128 positions along the axis, blockIdx.z the outer index (grid-stride). */
+ * of 64 positions along the axis, blockIdx.z the outer index (grid-stride). */
 template <typename TPixel>
 __global__ void
-ConvolveColumns(TPixel * __restrict__       out,
-                const TPixel * __restrict__ in,
-                CudaConvolutionAxis         axis,
-                Weights                     w,
-                CudaBoundary                boundary,
-                TPixel                      constant)
+__launch_bounds__(ColumnWidth * ColumnRows) ConvolveColumns(TPixel * __restrict__       out,
+                                                            const TPixel * __restrict__ in,
+                                                            CudaConvolutionAxis         axis,
+                                                            Weights                     w,
+                                                            CudaBoundary                boundary,
+                                                            TPixel                      constant)
 {
   extern __shared__ unsigned char sharedBytes[];
-  TPixel *        tile = reinterpret_cast<TPixel *>(sharedBytes); // [span][ColumnWidth]
-  const long long length = static_cast<long long>(axis.Length);
-  const long long radius = static_cast<long long>(w.Radius);
-  const size_t    column = static_cast<size_t>(blockIdx.x) * ColumnWidth + threadIdx.x;
-  const long long start = static_cast<long long>(blockIdx.y) * ColumnTile;
-  const unsigned  span = ColumnTile + 2 * w.Radius;
-  const bool      inside = column < axis.Inner;
-  const bool      interior = start - radius >= 0 && start - radius + span <= length;
+  TPixel *         tile = reinterpret_cast<TPixel *>(sharedBytes); // [span][ColumnWidth]
+  const long long  length = static_cast<long long>(axis.Length);
+  const long long  radius = static_cast<long long>(w.Radius);
+  const size_t     column = static_cast<size_t>(blockIdx.x) * ColumnWidth + threadIdx.x;
+  const long long  start = static_cast<long long>(blockIdx.y) * ColumnTile;
+  const unsigned   span = ColumnTile + 2 * w.Radius;
+  const bool       inside = column < axis.Inner;
+  const ColumnSlot slot{ threadIdx.x };
   for (size_t outer = blockIdx.z; outer < axis.Outer; outer += gridDim.z)
   {
     const size_t   base = outer * axis.Length * axis.Inner + column;
     const TPixel * line = in + base;
     __syncthreads();
-    if (inside && interior)
+    if (inside)
     {
-      const TPixel * first = line + static_cast<size_t>(start - radius) * axis.Inner;
-      for (unsigned j = threadIdx.y; j < span; j += ColumnRows)
-      {
-        tile[j * ColumnWidth + threadIdx.x] = first[static_cast<size_t>(j) * axis.Inner];
-      }
-    }
-    else
-    {
-      for (unsigned j = threadIdx.y; j < span; j += ColumnRows)
-      {
-        const long long i = start - radius + j;
-        tile[j * ColumnWidth + threadIdx.x] =
-          inside && i < length + radius ? Read(line, i, length, axis.Inner, boundary, constant) : TPixel{};
-      }
+      LoadTile(tile, line, start - radius, span, length, axis.Inner, boundary, constant, threadIdx.y, ColumnRows, slot);
     }
     __syncthreads();
     if (!inside)
     {
       continue;
     }
+    const unsigned o0 = threadIdx.y * ColumnOutputs;
+    double         sum[ColumnOutputs];
+    Accumulate<ColumnOutputs>(sum, tile, o0, w, slot);
+#pragma unroll
     for (unsigned k = 0; k < ColumnOutputs; ++k)
     {
-      const unsigned  o = threadIdx.y + k * ColumnRows;
-      const long long i = start + o;
+      const long long i = start + o0 + k;
       if (i < length)
       {
-        double sum = 0.0;
-        for (unsigned t = 0; t < w.Taps; ++t)
-        {
-          sum += w.Values[t] * static_cast<double>(tile[(o + t) * ColumnWidth + threadIdx.x]);
-        }
-        out[base + static_cast<size_t>(i) * axis.Inner] = static_cast<TPixel>(sum);
+        const double value = boundary == CudaBoundary::Crop ? Cropped(sum[k], i, length, w) : sum[k];
+        out[base + static_cast<size_t>(i) * axis.Inner] = static_cast<TPixel>(value);
       }
     }
   }
@@ -216,17 +332,27 @@ CudaConvolveAxisAsync(TPixel *                    out,
   }
   Weights w{};
   std::copy(weights, weights + taps, w.Values);
+  for (unsigned int t = 0; t < taps; ++t)
+  {
+    w.Total += weights[t];
+  }
   w.Taps = taps;
   w.Radius = taps / 2;
   const TPixel value = static_cast<TPixel>(constant);
   if (axis.Inner == 1)
   {
-    const unsigned int perThread = static_cast<unsigned int>(
-      std::min<size_t>(MaximumRowOutputs, std::max<size_t>(1, (axis.Length + RowThreads - 1) / RowThreads)));
-    const unsigned int tile = RowThreads * perThread;
-    const size_t       shared = (tile + 2 * w.Radius) * sizeof(TPixel);
-    const dim3         grid(GridCap((axis.Length + tile - 1) / tile, 0x7fffffff), GridCap(axis.Outer, 65535));
-    ConvolveRows<TPixel><<<grid, RowThreads, shared, stream>>>(out, in, axis, w, boundary, value, tile);
+    // Lanes per row: enough for the row in one tile where it fits, 32 to RowBlock.
+    unsigned int lanes = 32;
+    while (lanes < RowBlock && static_cast<size_t>(lanes) * RowOutputs < axis.Length)
+    {
+      lanes *= 2;
+    }
+    const unsigned int groups = RowBlock / lanes;
+    const unsigned int tile = lanes * RowOutputs;
+    const size_t       shared = groups * RowSlot{}(tile + 2 * w.Radius) * sizeof(TPixel);
+    const dim3         grid(GridCap((axis.Length + tile - 1) / tile, 0x7fffffff),
+                    GridCap((axis.Outer + groups - 1) / groups, 65535));
+    ConvolveRows<TPixel><<<grid, RowBlock, shared, stream>>>(out, in, axis, w, boundary, value, lanes);
     CUDA_CHECK_KERNEL_LAUNCH("ConvolveRows");
     return;
   }
@@ -242,7 +368,7 @@ CudaConvolveAxisAsync(TPixel *                    out,
   if ((axis.Length + ColumnTile - 1) / ColumnTile > 65535)
   {
     CudaCheckError(cudaErrorInvalidValue, __FILE__, __LINE__,
-                   "CudaConvolveAxisAsync: more than 8388480 pixels along a strided axis");
+                   "CudaConvolveAxisAsync: more than 4194240 (65535 x 64) pixels along a strided axis");
   }
   ConvolveColumns<TPixel><<<grid, dim3(ColumnWidth, ColumnRows), shared, stream>>>(out, in, axis, w, boundary, value);
   CUDA_CHECK_KERNEL_LAUNCH("ConvolveColumns");

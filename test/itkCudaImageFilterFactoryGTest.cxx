@@ -28,7 +28,9 @@
 #include "itkCastImageFilter.h"
 #include "itkConstantPadImageFilter.h"
 #include "itkCropImageFilter.h"
+#include "itkBoxMeanImageFilter.h"
 #include "itkDiscreteGaussianImageFilter.h"
+#include "itkMeanImageFilter.h"
 #include "itkDivideImageFilter.h"
 #include "itkDivideOrZeroOutImageFilter.h"
 #include "itkExpImageFilter.h"
@@ -146,6 +148,8 @@ TEST_F(CudaImageFilterFactoryTest, ITKsIntensityThresholdShiftScaleCastRegionAnd
   EXPECT_EQ(nameOf(itk::ShiftScaleImageFilter<ImageD2, ImageD2>::New()), "CudaShiftScaleImageFilter");
   EXPECT_EQ(nameOf(itk::DiscreteGaussianImageFilter<ImageF3, ImageF3>::New()), "CudaDiscreteGaussianImageFilter");
   EXPECT_EQ(nameOf(itk::DiscreteGaussianImageFilter<ImageD2, ImageD2>::New()), "CudaDiscreteGaussianImageFilter");
+  EXPECT_EQ(nameOf(itk::MeanImageFilter<ImageF3, ImageF3>::New()), "CudaMeanImageFilter");
+  EXPECT_EQ(nameOf(itk::BoxMeanImageFilter<ImageD2, ImageD2>::New()), "CudaBoxMeanImageFilter");
   EXPECT_EQ(nameOf(itk::StatisticsImageFilter<ImageF4>::New()), "CudaStatisticsImageFilter");
   EXPECT_EQ(nameOf(itk::StatisticsImageFilter<ImageD3>::New()), "CudaStatisticsImageFilter");
   // Types it does not cover keep ITK's filter.

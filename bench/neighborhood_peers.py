@@ -1,16 +1,17 @@
 # Copyright CudaCommon contributors. Licensed under the Apache License, Version 2.0.
-"""The GPU peers of CudaDiscreteGaussianImageFilter on the same work: a
-σ = 2 (pixels) Gaussian of an n^3 float32 volume, nearest-pixel boundaries
-(ITK's ZeroFluxNeumann), the same radius as ITK's kernel (5: ITK's
-GaussianOperator at its default maximum error 0.01), next to a
-device-to-device copy of the volume; CUDA events, median of --repeats runs
-after 3 warm-up runs.
+"""The GPU peers of CudaDiscreteGaussianImageFilter and CudaMeanImageFilter
+on the same work: a σ = 2 (pixels) Gaussian of an n^3 float32 volume with
+the same radius as ITK's kernel (5: ITK's GaussianOperator at its default
+maximum error 0.01), and a radius-2 mean (a 5^3 box), nearest-pixel
+boundaries (ITK's ZeroFluxNeumann), next to a device-to-device copy of the
+volume; CUDA events, median of --repeats runs after 3 warm-up runs.
 
-    python bench/gaussian_peers.py [--size 512] [--repeats 10]
+    python bench/neighborhood_peers.py [--size 512] [--repeats 10]
 
-Peers: CuPy's cupyx.scipy.ndimage.gaussian_filter (truncate = radius / σ);
-cuCIM's skimage-style gaussian when `cucim` imports (else a row says why).
-CudaCommonBenchmark --kernels-only prints CudaCommon's row in the same call.
+Peers: CuPy's cupyx.scipy.ndimage.gaussian_filter (truncate = radius / σ) and
+uniform_filter (size 5); cuCIM's skimage-style gaussian when `cucim` imports
+(else a row says why). CudaCommonBenchmark --kernels-only prints CudaCommon's
+rows in the same call.
 """
 
 import argparse
@@ -65,6 +66,8 @@ def main():
         row("cucim.skimage.filters.gaussian", cucim_ms)
     except Exception as error:  # noqa: BLE001 - any import failure is a row that says why
         print(f"cucim: not measured ({type(error).__name__}: {error})")
+    uniform_ms = timed(cp, lambda: ndimage.uniform_filter(volume, 5, mode="nearest", output=out), args.repeats)
+    row("cupyx.scipy.ndimage.uniform_filter (size 5)", uniform_ms)
     return 0
 
 

@@ -1,0 +1,160 @@
+/*=========================================================================
+ *
+ *  Copyright CudaCommon contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#ifndef itkCudaSeparableImageFilter_hxx
+#define itkCudaSeparableImageFilter_hxx
+
+#include "itkConstantBoundaryCondition.h"
+#include "itkCudaRegionCopy.h"
+#include "itkPeriodicBoundaryCondition.h"
+#include "itkZeroFluxNeumannBoundaryCondition.h"
+
+namespace itk
+{
+namespace CudaDetail
+{
+template <typename TImage>
+bool
+KernelBoundary(const ImageBoundaryCondition<TImage> * condition, CudaBoundary & boundary, double & constant)
+{
+  constant = 0.0;
+  if (dynamic_cast<const ZeroFluxNeumannBoundaryCondition<TImage> *>(condition) != nullptr)
+  {
+    boundary = CudaBoundary::ZeroFluxNeumann;
+    return true;
+  }
+  if (const auto * fixed = dynamic_cast<const ConstantBoundaryCondition<TImage> *>(condition))
+  {
+    boundary = CudaBoundary::Constant;
+    constant = static_cast<double>(fixed->GetConstant());
+    return true;
+  }
+  if (dynamic_cast<const PeriodicBoundaryCondition<TImage> *>(condition) != nullptr)
+  {
+    boundary = CudaBoundary::Periodic;
+    return true;
+  }
+  return false;
+}
+} // namespace CudaDetail
+
+template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
+void
+CudaSeparableImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GenerateData()
+{
+  bool onGPU = GPUPixelType && this->GPUTakesSettings();
+  if (onGPU)
+  {
+    for (const Pass & pass : this->GetPasses())
+    {
+      onGPU = onGPU && pass.Weights.size() <= CudaMaximumConvolutionTaps;
+    }
+  }
+  if (!onGPU)
+  {
+    CPUSuperclass::GenerateData();
+    return;
+  }
+  Superclass::GenerateData();
+}
+
+template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
+void
+CudaSeparableImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUGenerateData()
+{
+  if constexpr (GPUPixelType)
+  {
+    using PixelType = OutputPixelType;
+    OutputImageType *      output = this->GetOutput();
+    const InputImageType * input = this->GetInput();
+    const auto &           outputRegion = output->GetBufferedRegion();
+    const auto &           inputRegion = input->GetBufferedRegion();
+    if (outputRegion.GetNumberOfPixels() == 0)
+    {
+      return;
+    }
+    if (!inputRegion.IsInside(outputRegion))
+    {
+      itkExceptionMacro("the input's buffered region " << inputRegion << " lacks the output's region "
+                                                       << outputRegion);
+    }
+    const std::vector<Pass> passes = this->GetPasses();
+    cudaStream_t            stream = this->GetCudaStream();
+    const auto * in = static_cast<const PixelType *>(input->GetCudaDataManager()->GetConstGPUBufferPointer());
+    auto *       out = static_cast<PixelType *>(output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite());
+    const bool   sameRegion = inputRegion == outputRegion;
+    const size_t count = inputRegion.GetNumberOfPixels();
+
+    // Ping-pong buffers of the input's region, freed in the stream's order;
+    // the last pass writes the output itself when the regions are one.
+    GPUMemPointer::Pointer scratch[2];
+    const PixelType *      from = in;
+    for (size_t p = 0; p < passes.size(); ++p)
+    {
+      const Pass & pass = passes[p];
+      if (pass.Axis >= ImageDimension)
+      {
+        itkExceptionMacro("a pass along axis " << pass.Axis << " of a " << ImageDimension << "-D image");
+      }
+      PixelType * to = out;
+      if (!(sameRegion && p + 1 == passes.size()))
+      {
+        auto & buffer = scratch[p % 2];
+        if (buffer.IsNull())
+        {
+          buffer = GPUMemPointer::New();
+          buffer->Allocate(count * sizeof(PixelType), output->GetCudaDataManager()->GetDevice(), stream);
+        }
+        to = static_cast<PixelType *>(buffer->GetPointer());
+      }
+      CudaConvolutionAxis axis{ 1, inputRegion.GetSize(pass.Axis), 1 };
+      for (unsigned int d = 0; d < ImageDimension; ++d)
+      {
+        if (d < pass.Axis)
+        {
+          axis.Inner *= inputRegion.GetSize(d);
+        }
+        else if (d > pass.Axis)
+        {
+          axis.Outer *= inputRegion.GetSize(d);
+        }
+      }
+      CudaConvolveAxisAsync(to,
+                            from,
+                            axis,
+                            pass.Weights.data(),
+                            static_cast<unsigned int>(pass.Weights.size()),
+                            pass.Boundary,
+                            pass.Constant,
+                            stream);
+      from = to;
+    }
+    if (from != out)
+    {
+      // No pass, or the input's region padded around the output's.
+      CudaCopyImageBoxAsync(
+        out, outputRegion, outputRegion, from, inputRegion, outputRegion.GetIndex(), sizeof(PixelType), stream);
+    }
+  }
+  else
+  {
+    itkExceptionMacro("no GPU path for this pixel type"); // GenerateData() runs ITK's code instead
+  }
+}
+} // namespace itk
+
+#endif
