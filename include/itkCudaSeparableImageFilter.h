@@ -111,6 +111,9 @@ protected:
   {
     return false;
   }
+
+private:
+  std::vector<Pass> m_Passes; // GenerateData()'s, for GPUGenerateData()
 };
 
 namespace CudaDetail
@@ -138,6 +141,13 @@ BoxPasses(const TRadius & radius, double weight, CudaBoundary boundary)
   }
   return passes;
 }
+
+/** Whether the output's region has pixels to compute; \throws
+ * itk::ExceptionObject naming `filter` where the input's buffered region
+ * lacks part of it. */
+template <typename TInputRegion, typename TOutputRegion>
+bool
+NeighborhoodOutputToCompute(const TInputRegion & inputRegion, const TOutputRegion & outputRegion, const char * filter);
 
 /** An ITK boundary condition as the kernels take it; false for one they lack. */
 template <typename TImage>

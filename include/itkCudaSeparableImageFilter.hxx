@@ -50,6 +50,22 @@ KernelBoundary(const ImageBoundaryCondition<TImage> * condition, CudaBoundary & 
   }
   return false;
 }
+
+template <typename TInputRegion, typename TOutputRegion>
+bool
+NeighborhoodOutputToCompute(const TInputRegion & inputRegion, const TOutputRegion & outputRegion, const char * filter)
+{
+  if (outputRegion.GetNumberOfPixels() == 0)
+  {
+    return false;
+  }
+  if (!inputRegion.IsInside(outputRegion))
+  {
+    itkGenericExceptionMacro(<< filter << ": the input's buffered region " << inputRegion
+                             << " lacks the output's region " << outputRegion);
+  }
+  return true;
+}
 } // namespace CudaDetail
 
 template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
@@ -57,9 +73,11 @@ void
 CudaSeparableImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GenerateData()
 {
   bool onGPU = GPUPixelType && this->GPUTakesSettings();
+  std::vector<Pass> passes;
   if (onGPU)
   {
-    for (const Pass & pass : this->GetPasses())
+    passes = this->GetPasses();
+    for (const Pass & pass : passes)
     {
       onGPU = onGPU && pass.Weights.size() <= CudaMaximumConvolutionTaps;
     }
@@ -69,6 +87,13 @@ CudaSeparableImageFilter<TInputImage, TOutputImage, TParentImageFilter>::Generat
     CPUSuperclass::GenerateData();
     return;
   }
+  // GPUGenerateData() runs the passes stated once here.
+  m_Passes = std::move(passes);
+  struct ClearPasses
+  {
+    std::vector<Pass> & Passes;
+    ~ClearPasses() { Passes.clear(); }
+  } const clearPasses{ m_Passes };
   Superclass::GenerateData();
 }
 
@@ -83,16 +108,11 @@ CudaSeparableImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUGene
     const InputImageType * input = this->GetInput();
     const auto &           outputRegion = output->GetBufferedRegion();
     const auto &           inputRegion = input->GetBufferedRegion();
-    if (outputRegion.GetNumberOfPixels() == 0)
+    if (!CudaDetail::NeighborhoodOutputToCompute(inputRegion, outputRegion, this->GetNameOfClass()))
     {
       return;
     }
-    if (!inputRegion.IsInside(outputRegion))
-    {
-      itkExceptionMacro("the input's buffered region " << inputRegion << " lacks the output's region "
-                                                       << outputRegion);
-    }
-    const std::vector<Pass> passes = this->GetPasses();
+    const std::vector<Pass> & passes = m_Passes;
     cudaStream_t            stream = this->GetCudaStream();
     const auto * in = static_cast<const PixelType *>(input->GetCudaDataManager()->GetConstGPUBufferPointer());
     auto *       out = static_cast<PixelType *>(output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite());

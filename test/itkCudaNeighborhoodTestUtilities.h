@@ -91,8 +91,42 @@ ExpectNearITK(const TCudaImage * output, const TITKImage * reference, double tol
 
 
 /** Updates `filter` (its output streamed in `pieces` when more than one) and
- * compares it with ITK's updated `reference`; on the GPU path (`gpu`), the
- * output is expected made on the device when `onDevice`, else on the host. */
+ * compares it with ITK's updated `reference` by `compare(output, ITK's
+ * output)`; on the GPU path (`gpu`), the output is expected made on the
+ * device when `onDevice`, else on the host. */
+template <typename TFilter, typename TReference, typename TCompare>
+void
+ExpectUpdateLikeITK(TFilter *           filter,
+                    TReference *        reference,
+                    const std::string & what,
+                    unsigned int        pieces,
+                    bool                gpu,
+                    bool                onDevice,
+                    TCompare &&         compare)
+{
+  using ImageType = typename TFilter::OutputImageType;
+  reference->Update();
+  if (pieces == 1)
+  {
+    filter->Update();
+    if (gpu)
+    {
+      EXPECT_EQ(filter->GetOutput()->GetCudaDataManager()->IsCPUBufferDirty(), onDevice) << what << ": where it was made";
+    }
+    compare(filter->GetOutput(), reference->GetOutput());
+    return;
+  }
+  auto streamer = itk::StreamingImageFilter<ImageType, ImageType>::New();
+  streamer->SetInput(filter->GetOutput());
+  streamer->SetNumberOfStreamDivisions(pieces);
+  streamer->Update();
+  EXPECT_LT(filter->GetOutput()->GetBufferedRegion().GetNumberOfPixels(),
+            reference->GetOutput()->GetBufferedRegion().GetNumberOfPixels())
+    << what << ": the last piece alone";
+  compare(streamer->GetOutput(), reference->GetOutput());
+}
+
+/** ExpectUpdateLikeITK() with ExpectNearITK() as the comparison. */
 template <typename TFilter, typename TReference>
 void
 ExpectUpdateNearITK(TFilter *           filter,
@@ -103,25 +137,9 @@ ExpectUpdateNearITK(TFilter *           filter,
                     bool                gpu,
                     bool                onDevice)
 {
-  using ImageType = typename TFilter::OutputImageType;
-  if (pieces == 1)
-  {
-    filter->Update();
-    if (gpu)
-    {
-      EXPECT_EQ(filter->GetOutput()->GetCudaDataManager()->IsCPUBufferDirty(), onDevice) << what << ": where it was made";
-    }
-    ExpectNearITK(filter->GetOutput(), reference->GetOutput(), tolerance, what);
-    return;
-  }
-  auto streamer = itk::StreamingImageFilter<ImageType, ImageType>::New();
-  streamer->SetInput(filter->GetOutput());
-  streamer->SetNumberOfStreamDivisions(pieces);
-  streamer->Update();
-  EXPECT_LT(filter->GetOutput()->GetBufferedRegion().GetNumberOfPixels(),
-            reference->GetOutput()->GetBufferedRegion().GetNumberOfPixels())
-    << what << ": the last piece alone";
-  ExpectNearITK(streamer->GetOutput(), reference->GetOutput(), tolerance, what);
+  ExpectUpdateLikeITK(filter, reference, what, pieces, gpu, onDevice, [&](const auto * output, const auto * expected) {
+    ExpectNearITK(output, expected, tolerance, what);
+  });
 }
 } // namespace CudaTest
 } // namespace itk
