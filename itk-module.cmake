@@ -12,6 +12,8 @@ itk_module(CudaCommon
     ITKImageStatistics
     ITKImageGrid
     ITKSmoothing
+    ITKImageGradient
+    ITKImageFeature
   TEST_DEPENDS
     ITKGoogleTest
     ITKImageIntensity

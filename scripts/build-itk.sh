@@ -19,7 +19,8 @@
 #            (ITKGroup_Core=OFF: the Core group alone would add 20 IO modules).
 #            module: a shared-library ITK build tree for CudaCommon as an
 #            ITK module (scripts/test-itk-module.sh): ITKCommon,
-#            ITKImageIntensity, ITKThresholding, ITKImageStatistics, ITKSmoothing, ITKIOImageBase, ITKIOMeta and
+#            ITKImageIntensity, ITKThresholding, ITKImageStatistics, ITKSmoothing, ITKImageGradient,
+#            ITKImageFeature, ITKIOImageBase, ITKIOMeta and
 #            ITKGoogleTest on the system's GoogleTest (207 s cold here).
 #            wrapped: the ITK build tree CudaCommon's Python wrapping (WrapITK)
 #            builds against, configured as ITK's PyPI wheels 5.4.x are
@@ -60,17 +61,17 @@ case $profile in
     # ITKImageGrid (CudaCommon's Crop, ConstantPad and Paste parents) is not
     # named: ITKImageIntensity depends on it, and naming it would change the
     # cache key of an identical tree.
-    modules+=(ITKImageIntensity ITKThresholding ITKImageStatistics ITKSmoothing ITKIOImageBase ITKIOMeta ITKGoogleTest) ;;
+    modules+=(ITKImageIntensity ITKThresholding ITKImageStatistics ITKSmoothing ITKImageGradient ITKImageFeature ITKIOImageBase ITKIOMeta ITKGoogleTest) ;;
   wrapped)
     # ITKCommon's wrapping wraps itk::MeshRegion (ITKMesh); ITKImageIntensity,
-    # ITKThresholding, ITKImageStatistics and ITKSmoothing are C++ dependencies
+    # ITKThresholding, ITKImageStatistics, ITKSmoothing, ITKImageGradient and ITKImageFeature are C++ dependencies
     # of CudaCommon (its filters' CPU parents; ITKImageGrid too, which
     # ITKImageIntensity brings), configured but not wrapped here
     # (CudaCommon's wrapping imports ITKCommon's alone).
     # ITKIOImageBase (in itk-core too) is for RTK's headers: rtkMacro.h
     # includes itkImageFileWriter.h, so RTK's CUDA filters wrapped on this
     # tree (scripts/test-rtk-wrapping.sh) need its headers and library.
-    modules+=(ITKMesh ITKImageIntensity ITKThresholding ITKImageStatistics ITKSmoothing ITKIOImageBase) ;;
+    modules+=(ITKMesh ITKImageIntensity ITKThresholding ITKImageStatistics ITKSmoothing ITKImageGradient ITKImageFeature ITKIOImageBase) ;;
   *)
     echo "build-itk.sh: unknown profile '$profile' (known: python, module, wrapped)" >&2
     exit 2 ;;

@@ -25,6 +25,9 @@
 #include "itkCudaDiscreteGaussianImageFilter.h"
 #include "itkCudaBoxMeanImageFilter.h"
 #include "itkCudaMeanImageFilter.h"
+#include "itkCudaGradientImageFilter.h"
+#include "itkCudaGradientMagnitudeImageFilter.h"
+#include "itkCudaLaplacianImageFilter.h"
 #include "itkCudaDivideImageFilter.h"
 #include "itkCudaDivideOrZeroOutImageFilter.h"
 #include "itkCudaExpImageFilter.h"
@@ -137,6 +140,13 @@ CudaImageFilterFactory::RegisterOverridesFor()
   this->Override<DiscreteGaussianImageFilter<ImageType, ImageType>, CudaDiscreteGaussianImageFilter<ImageType, ImageType>>();
   this->Override<MeanImageFilter<ImageType, ImageType>, CudaMeanImageFilter<ImageType, ImageType>>();
   this->Override<BoxMeanImageFilter<ImageType, ImageType>, CudaBoxMeanImageFilter<ImageType, ImageType>>();
+  this->Override<GradientMagnitudeImageFilter<ImageType, ImageType>,
+                 CudaGradientMagnitudeImageFilter<ImageType, ImageType>>();
+  this->Override<LaplacianImageFilter<ImageType, ImageType>, CudaLaplacianImageFilter<ImageType, ImageType>>();
+  // The gradient into a CudaImage of covariant vectors of the pixel type.
+  using GradientImageType = CudaImage<CovariantVector<TPixel, VDimension>, VDimension>;
+  this->Override<GradientImageFilter<ImageType, TPixel, TPixel, GradientImageType>,
+                 CudaGradientImageFilter<ImageType, TPixel, TPixel, GradientImageType>>();
   // Reductions (MinimumMaximumImageCalculator's Compute() is not virtual: not here).
   this->Override<StatisticsImageFilter<ImageType>, CudaStatisticsImageFilter<ImageType>>();
 }
@@ -162,7 +172,7 @@ CudaImageFilterFactory::GetDescription() const
 {
   return "Makes ITK's filters of CudaImages (Square, Abs, Add, Subtract, Multiply, Maximum, Minimum, Divide, "
          "DivideOrZeroOut, Sqrt, Exp, Log, Threshold, BinaryThreshold, ShiftScale, Cast, Extract, Crop, ConstantPad, Paste, "
-         "DiscreteGaussian, Mean, BoxMean, Statistics) their CUDA counterparts";
+         "DiscreteGaussian, Mean, BoxMean, GradientMagnitude, Laplacian, Gradient, Statistics) their CUDA counterparts";
 }
 
 void

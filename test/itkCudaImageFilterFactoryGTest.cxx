@@ -31,6 +31,9 @@
 #include "itkBoxMeanImageFilter.h"
 #include "itkDiscreteGaussianImageFilter.h"
 #include "itkMeanImageFilter.h"
+#include "itkGradientImageFilter.h"
+#include "itkGradientMagnitudeImageFilter.h"
+#include "itkLaplacianImageFilter.h"
 #include "itkDivideImageFilter.h"
 #include "itkDivideOrZeroOutImageFilter.h"
 #include "itkExpImageFilter.h"
@@ -150,6 +153,13 @@ TEST_F(CudaImageFilterFactoryTest, ITKsIntensityThresholdShiftScaleCastRegionAnd
   EXPECT_EQ(nameOf(itk::DiscreteGaussianImageFilter<ImageD2, ImageD2>::New()), "CudaDiscreteGaussianImageFilter");
   EXPECT_EQ(nameOf(itk::MeanImageFilter<ImageF3, ImageF3>::New()), "CudaMeanImageFilter");
   EXPECT_EQ(nameOf(itk::BoxMeanImageFilter<ImageD2, ImageD2>::New()), "CudaBoxMeanImageFilter");
+  EXPECT_EQ(nameOf(itk::GradientMagnitudeImageFilter<ImageF3, ImageF3>::New()), "CudaGradientMagnitudeImageFilter");
+  EXPECT_EQ(nameOf(itk::LaplacianImageFilter<ImageD2, ImageD2>::New()), "CudaLaplacianImageFilter");
+  using VectorsF3 = itk::CudaImage<itk::CovariantVector<float, 3>, 3>;
+  using ImageD4 = itk::CudaImage<double, 4>;
+  using VectorsD4 = itk::CudaImage<itk::CovariantVector<double, 4>, 4>;
+  EXPECT_EQ(nameOf(itk::GradientImageFilter<ImageF3, float, float, VectorsF3>::New()), "CudaGradientImageFilter");
+  EXPECT_EQ(nameOf(itk::GradientImageFilter<ImageD4, double, double, VectorsD4>::New()), "CudaGradientImageFilter");
   EXPECT_EQ(nameOf(itk::StatisticsImageFilter<ImageF4>::New()), "CudaStatisticsImageFilter");
   EXPECT_EQ(nameOf(itk::StatisticsImageFilter<ImageD3>::New()), "CudaStatisticsImageFilter");
   // Types it does not cover keep ITK's filter.
@@ -159,6 +169,7 @@ TEST_F(CudaImageFilterFactoryTest, ITKsIntensityThresholdShiftScaleCastRegionAnd
   EXPECT_EQ(nameOf(itk::DivideImageFilter<ImageUC3, ImageUC3, ImageUC3>::New()), "DivideImageFilter");
   EXPECT_EQ(nameOf(itk::StatisticsImageFilter<ImageUC3>::New()), "StatisticsImageFilter");
   EXPECT_EQ(nameOf(itk::ConstantPadImageFilter<ImageUC3, ImageUC3>::New()), "ConstantPadImageFilter");
+  EXPECT_EQ(nameOf(itk::GradientImageFilter<ImageF3>::New()), "GradientImageFilter") << "into itk::Image's vectors";
 }
 
 TEST_F(CudaImageFilterFactoryTest, TheFilterItMakesComputesWhatITKsDoes)

@@ -1,9 +1,10 @@
 # Copyright CudaCommon contributors. Licensed under the Apache License, Version 2.0.
-"""CudaDiscreteGaussianImageFilter, CudaMeanImageFilter and
-CudaBoxMeanImageFilter from Python: their class and snake_case forms, on the
+"""CudaDiscreteGaussianImageFilter, CudaMeanImageFilter, CudaBoxMeanImageFilter,
+CudaGradientMagnitudeImageFilter, CudaLaplacianImageFilter and
+CudaGradientImageFilter from Python: their class and snake_case forms, on the
 GPU with a device and through the CPU parent (ITK's own code) with GPUEnabled
-off, against that code, NumPy's box means and, where the wheel has it, ITK's
-filter from the wheel."""
+off, against that code, NumPy's box means and differences and, where the
+wheel has it, ITK's filter from the wheel."""
 
 import itk
 import numpy as np
@@ -82,3 +83,76 @@ def test_means(name, crop, code, gpu_enabled):
     mean.Update()
     assert tuple(mean.GetRadius()) == (4, 4, 4)
     assert_near(mean.GetOutput(), box_mean(values, 4, crop), code)
+
+
+def differences(values, spacing):
+    """Per axis (NumPy's order, z first), the central difference divided by
+    the spacing, and the second difference divided by its square, the edges
+    extended by their nearest pixel (ITK's ZeroFluxNeumann), in float64."""
+    padded = np.pad(values.astype(np.float64), 1, mode="edge")
+    first, second = [], []
+    for axis in range(values.ndim):
+        ahead = tuple(slice(2, None) if a == axis else slice(1, -1) for a in range(values.ndim))
+        behind = tuple(slice(None, -2) if a == axis else slice(1, -1) for a in range(values.ndim))
+        middle = padded[(slice(1, -1),) * values.ndim]
+        h = spacing[values.ndim - 1 - axis]
+        first.append((padded[ahead] - padded[behind]) * 0.5 / h)
+        second.append((padded[ahead] - 2.0 * middle + padded[behind]) / (h * h))
+    return first, second
+
+
+def anisotropic(image):
+    spacing = (0.5, 1.25, 2.0)
+    image.SetSpacing(spacing)
+    return spacing
+
+
+@pytest.mark.parametrize("code", ["F", "D"])
+@pytest.mark.parametrize("gpu_enabled", PATHS)
+def test_gradient_magnitude_and_laplacian(code, gpu_enabled):
+    skip_without_gpu(gpu_enabled)
+    image, values = random_image(code, 3, seed=43)
+    spacing = anisotropic(image)
+    first, second = differences(values, spacing)
+    magnitude = itk.cuda_gradient_magnitude_image_filter(image, GPUEnabled=gpu_enabled)
+    assert type(magnitude) is itk.CudaImage[ITK_TYPES[code], 3]
+    assert_near(magnitude, np.sqrt(sum(d * d for d in first)), code)
+    itk_code = itk.cuda_gradient_magnitude_image_filter(image, GPUEnabled=False)
+    np.testing.assert_array_equal(np.asarray(magnitude), np.asarray(itk_code))  # ITK's to the bit
+    laplacian = itk.cuda_laplacian_image_filter(image, GPUEnabled=gpu_enabled)
+    assert_near(laplacian, sum(second), code)
+    np.testing.assert_array_equal(np.asarray(laplacian), np.asarray(itk.cuda_laplacian_image_filter(image, GPUEnabled=False)))
+    # The class forms, ITK's UseImageSpacing.
+    for name, expected in (("GradientMagnitude", np.sqrt(sum(d * d for d in differences(values, (1, 1, 1))[0]))),
+                           ("Laplacian", sum(differences(values, (1, 1, 1))[1]))):
+        f = getattr(itk, f"Cuda{name}ImageFilter")[type(image), type(image)].New(image, GPUEnabled=gpu_enabled)
+        f.SetUseImageSpacing(False)
+        f.Update()
+        assert not f.GetUseImageSpacing()
+        assert_near(f.GetOutput(), expected, code)
+
+
+@pytest.mark.parametrize("gpu_enabled", PATHS)
+def test_gradient(gpu_enabled):
+    skip_without_gpu(gpu_enabled)
+    image, values = random_image("F", 3, seed=44)
+    spacing = anisotropic(image)
+    first, _ = differences(values, spacing)
+    gradient = itk.cuda_gradient_image_filter(image, GPUEnabled=gpu_enabled)
+    assert type(gradient) is itk.CudaImage[itk.CovariantVector[itk.F, 3], 3]
+    array = np.asarray(gradient)  # (z, y, x, component x, y, z)
+    assert array.shape == values.shape + (3,)
+    for component in range(3):
+        assert_near(array[..., component], first[2 - component], "F")
+    itk_code = itk.cuda_gradient_image_filter(image, GPUEnabled=False)
+    np.testing.assert_array_equal(array, np.asarray(itk_code))
+    # The class form: ITK's UseImageDirection with a rotated direction.
+    direction = np.eye(3)
+    direction[0, 0] = direction[1, 1] = np.cos(0.3)
+    direction[0, 1], direction[1, 0] = -np.sin(0.3), np.sin(0.3)
+    image.SetDirection(itk.matrix_from_array(direction))
+    f = itk.CudaGradientImageFilter[type(image), itk.F, itk.F].New(image, GPUEnabled=gpu_enabled)
+    f.Update()
+    rotated = np.asarray(f.GetOutput())
+    local = np.stack([first[2], first[1], first[0]], axis=-1)
+    assert_near(rotated, local @ direction.T, "F")
