@@ -9,9 +9,13 @@ volume; CUDA events, median of --repeats runs after 3 warm-up runs.
     python bench/neighborhood_peers.py [--size 512] [--repeats 10]
 
 Peers: CuPy's cupyx.scipy.ndimage.gaussian_filter (truncate = radius / σ) and
-uniform_filter (size 5); cuCIM's skimage-style gaussian when `cucim` imports
-(else a row says why). CudaCommonBenchmark --kernels-only prints CudaCommon's
-rows in the same call.
+uniform_filter (size 5); when `cucim` imports (else a line says why), cuCIM's
+skimage-style gaussian and its vendored ndimage gaussian_filter/uniform_filter,
+default algorithm (elementwise for 3-D) and algorithm="shared_memory".
+The one-pass derivative stencils: CuPy's laplace (7 points, nearest edges) and
+generic_gradient_magnitude with central differences (correlate1d, one pass
+per axis and a sum), against one D2D copy (8 B/voxel read and written).
+CudaCommonBenchmark --kernels-only prints CudaCommon's rows in the same call.
 """
 
 import argparse
@@ -60,14 +64,46 @@ def main():
     reference = ndimage.gaussian_filter(volume.astype(cp.float64), sigma, mode="nearest", truncate=truncate)
     print(f"  its largest difference from float64 sums: {float(cp.abs(out - reference).max()):.2e}")
     try:
+        import cucim
+        from cucim.skimage._vendored import ndimage as cucim_ndimage
         from cucim.skimage.filters import gaussian
-        cucim_ms = timed(cp, lambda: gaussian(volume, sigma, mode="nearest", truncate=truncate,
-                                              preserve_range=True), args.repeats)
-        row("cucim.skimage.filters.gaussian", cucim_ms)
-    except Exception as error:  # noqa: BLE001 - any import failure is a row that says why
+    except Exception as error:  # noqa: BLE001 - any import failure is a line that says why
+        cucim = None
         print(f"cucim: not measured ({type(error).__name__}: {error})")
+    if cucim is not None:
+        cucim_ms = timed(cp, lambda: gaussian(volume, sigma, mode="nearest", truncate=truncate,
+                                              preserve_range=True, out=out), args.repeats)
+        row(f"cucim.skimage.filters.gaussian (cuCIM {cucim.__version__})", cucim_ms)
+        print(f"  its largest difference from float64 sums: {float(cp.abs(out - reference).max()):.2e}")
+        cucim_ms = timed(cp, lambda: cucim_ndimage.gaussian_filter(
+            volume, sigma, mode="nearest", truncate=truncate, output=out, algorithm="shared_memory"), args.repeats)
+        row('cucim.skimage._vendored.ndimage.gaussian_filter (algorithm="shared_memory")', cucim_ms)
+        print(f"  its largest difference from float64 sums: {float(cp.abs(out - reference).max()):.2e}")
     uniform_ms = timed(cp, lambda: ndimage.uniform_filter(volume, 5, mode="nearest", output=out), args.repeats)
     row("cupyx.scipy.ndimage.uniform_filter (size 5)", uniform_ms)
+    if cucim is not None:
+        uniform_reference = ndimage.uniform_filter(volume.astype(cp.float64), 5, mode="nearest")
+        for algorithm in (None, "shared_memory"):
+            cucim_ms = timed(cp, lambda a=algorithm: cucim_ndimage.uniform_filter(
+                volume, 5, mode="nearest", output=out, algorithm=a), args.repeats)
+            row(f"cucim.skimage._vendored.ndimage.uniform_filter (size 5, algorithm={algorithm!r})", cucim_ms)
+            print(f"  its largest difference from float64 sums: "
+                  f"{float(cp.abs(out - uniform_reference).max()):.2e}")
+
+    def one_pass(name, ms):
+        print(f"{name}: {ms:.3f} ms, {8 * voxels / ms / 1e6:.1f} GB/s counted at 8 B/voxel, "
+              f"{ms / copy_ms:.2f}x the time of one D2D copy (the floor)")
+
+    one_pass("cupyx.scipy.ndimage.laplace", timed(cp, lambda: ndimage.laplace(volume, output=out, mode="nearest"),
+                                                   args.repeats))
+    central = cp.asarray([-0.5, 0.0, 0.5], dtype=cp.float32)
+
+    def derivative(values, axis, output, mode, cval):
+        return ndimage.correlate1d(values, central, axis, output, mode, cval)
+
+    one_pass("cupyx.scipy.ndimage.generic_gradient_magnitude (central differences)",
+             timed(cp, lambda: ndimage.generic_gradient_magnitude(volume, derivative, output=out, mode="nearest"),
+                   args.repeats))
     return 0
 
 
