@@ -11,7 +11,8 @@ volume; CUDA events, median of --repeats runs after 3 warm-up runs.
 Peers: CuPy's cupyx.scipy.ndimage.gaussian_filter (truncate = radius / σ) and
 uniform_filter (size 5); when `cucim` imports (else a line says why), cuCIM's
 skimage-style gaussian and its vendored ndimage gaussian_filter/uniform_filter,
-default algorithm (elementwise for 3-D) and algorithm="shared_memory".
+default algorithm (elementwise for 3-D) and algorithm="shared_memory"
+(bench/cucim-wheels.sh brings cuCIM to a machine without internet).
 The one-pass derivative stencils: CuPy's laplace (7 points, nearest edges) and
 generic_gradient_magnitude with central differences (correlate1d, one pass
 per axis and a sum), against one D2D copy (8 B/voxel read and written).
