@@ -252,43 +252,63 @@ TEST_P(CudaDerivativeTest, GradientIsITKs)
   EXPECT_NE(vector[0], 0.0f) << "the direction's rotation mixes the first two derivatives";
 }
 
-TEST_P(CudaDerivativeTest, GradientTakesITKsBoundaryConditions)
+/** A constant and a periodic condition, each a new object that the filter
+ * owns (ITK's OverrideBoundaryCondition()). */
+template <typename TFilter>
+void
+OverrideWithConstant(TFilter * filter)
+{
+  auto * condition = new itk::ConstantBoundaryCondition<typename TFilter::InputImageType>();
+  condition->SetConstant(2.5f);
+  filter->OverrideBoundaryCondition(condition);
+}
+template <typename TFilter>
+void
+OverrideWithPeriodic(TFilter * filter)
+{
+  filter->OverrideBoundaryCondition(new itk::PeriodicBoundaryCondition<typename TFilter::InputImageType>());
+}
+
+TEST_P(CudaDerivativeTest, GradientTakesITKsConstantBoundaryCondition)
 {
   ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
-  const bool gpu = GetParam();
-  // The filters own the conditions they are given (ITK's OverrideBoundaryCondition()).
-  const auto constant = [](auto * filter) {
-    using ImageType = typename std::remove_pointer<decltype(filter)>::type::InputImageType;
-    auto * condition = new itk::ConstantBoundaryCondition<ImageType>();
-    condition->SetConstant(2.5f);
-    filter->OverrideBoundaryCondition(condition);
-  };
-  const auto periodic = [](auto * filter) {
-    using ImageType = typename std::remove_pointer<decltype(filter)>::type::InputImageType;
-    filter->OverrideBoundaryCondition(new itk::PeriodicBoundaryCondition<ImageType>());
-  };
-  ExpectGradientAsITK<float, float, 3>(gpu, { { 19, 12, 6 } }, "constant 2.5", [&](auto ref, auto cuda) {
-    constant(ref);
-    constant(cuda);
+  ExpectGradientAsITK<float, float, 3>(GetParam(), { { 19, 12, 6 } }, "constant 2.5", [&](auto ref, auto cuda) {
+    OverrideWithConstant(ref);
+    OverrideWithConstant(cuda);
   });
-  ExpectGradientAsITK<float, float, 3>(gpu, { { 19, 12, 6 } }, "periodic", [&](auto ref, auto cuda) {
-    periodic(ref);
-    periodic(cuda);
+}
+
+/** On the GPU only: ITK 5.2's PeriodicBoundaryCondition, given to ITK's
+ * GradientImageFilter, casts the filter's iterator to another iterator type
+ * (UndefinedBehaviorSanitizer's vptr check stops scripts/sanitize.sh there,
+ * as for the Gaussian's periodic test); the GPU variant computes ITK's
+ * reference too and runs only where there is a GPU, which the sanitizer
+ * build has not. */
+TEST_P(CudaDerivativeTest, GradientTakesITKsPeriodicBoundaryCondition)
+{
+  if (!GetParam())
+  {
+    GTEST_SKIP() << "the CPU path is ITK's code, whose periodic condition UBSan reports (see above)";
+  }
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  ExpectGradientAsITK<float, float, 3>(true, { { 19, 12, 6 } }, "periodic", [&](auto ref, auto cuda) {
+    OverrideWithPeriodic(ref);
+    OverrideWithPeriodic(cuda);
   });
-  ExpectGradientAsITK<float, float, 3>(gpu, { { 19, 12, 6 } }, "constant, then periodic", [&](auto ref, auto cuda) {
-    periodic(ref);
-    constant(cuda);
-    periodic(cuda);
+  ExpectGradientAsITK<float, float, 3>(true, { { 19, 12, 6 } }, "constant, then periodic", [&](auto ref, auto cuda) {
+    OverrideWithPeriodic(ref);
+    OverrideWithConstant(cuda);
+    OverrideWithPeriodic(cuda);
   });
   // Set through ITK's class (not virtual): seen, and ITK's code runs.
   ExpectGradientAsITK<float, float, 3>(
-    gpu,
+    true,
     { { 19, 12, 6 } },
     "periodic, set through GradientImageFilter",
     [&](auto ref, auto cuda) {
-      periodic(ref);
+      OverrideWithPeriodic(ref);
       typename std::remove_pointer<decltype(cuda)>::type::CPUSuperclass * base = cuda;
-      periodic(base);
+      OverrideWithPeriodic(base);
     },
     1,
     false);
