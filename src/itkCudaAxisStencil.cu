@@ -20,9 +20,11 @@
 // A block is 32 columns (x, coalesced) by 8 threads, each thread a run of 8
 // consecutive output pixels along y, so that its coordinates are computed
 // once a run and the neighbours along y slide through registers (one new
-// load a pixel); the neighbours along x and the other axes come through the
-// read-only cache (read by the neighbouring threads and blocks), so device
-// memory sees about one read of the input and one write of the output.
+// load a pixel); a run away from the buffer's edges loads without boundary
+// checks, unrolled, its loads in flight together. The neighbours along x and
+// the other axes come through the read-only cache (read by the neighbouring
+// threads and blocks), so device memory sees about one read of the input and
+// one write of the output.
 // Products and sums are rounded as ITK's CPU code rounds them (no fused
 // multiply-adds), which makes the results ITK's to the bit.
 
@@ -186,8 +188,47 @@ __global__ void __launch_bounds__(Width * Height) AxisStencil(TOutput * out, con
       {
         center += static_cast<size_t>(c[a]) * p.InputStride[a];
       }
-      size_t       o = x + (y + g.OutputSize[1] * zt) * g.OutputSize[0];
-      const auto   size1 = static_cast<long long>(g.InputSize[1]);
+      size_t     o = x + (y + g.OutputSize[1] * zt) * g.OutputSize[0];
+      const auto size1 = static_cast<long long>(g.InputSize[1]);
+      // A whole run whose neighbours are all inside the buffer: plain loads,
+      // unrolled so that the run's loads are in flight together.
+      bool inside = y + Run <= g.OutputSize[1] && c[1] >= 1 && c[1] + Run < size1;
+#pragma unroll
+      for (unsigned int a = 0; a < CudaMaximumStencilDimension; ++a)
+      {
+        if (a != 1 && a < g.Dimension)
+        {
+          inside = inside && c[a] >= 1 && c[a] + 1 < static_cast<long long>(g.InputSize[a]);
+        }
+      }
+      if (inside)
+      {
+        double below = static_cast<double>(__ldg(in + center - p.InputStride[1]));
+        double mid = static_cast<double>(__ldg(in + center));
+#pragma unroll
+        for (unsigned int k = 0; k < Run; ++k)
+        {
+          double minus[CudaMaximumStencilDimension] = {};
+          double plus[CudaMaximumStencilDimension] = {};
+          minus[1] = below;
+          plus[1] = static_cast<double>(__ldg(in + center + p.InputStride[1]));
+#pragma unroll
+          for (unsigned int a = 0; a < CudaMaximumStencilDimension; ++a)
+          {
+            if (a != 1 && a < g.Dimension)
+            {
+              minus[a] = static_cast<double>(__ldg(in + center - p.InputStride[a]));
+              plus[a] = static_cast<double>(__ldg(in + center + p.InputStride[a]));
+            }
+          }
+          Evaluate<TOutput, Output>(out, o, g.Dimension, p.Weights, mid, minus, plus);
+          below = mid;
+          mid = plus[1];
+          center += p.InputStride[1];
+          o += g.OutputSize[0];
+        }
+        continue;
+      }
       double       below = Neighbour(in, center, c[1], size1, -1, p.InputStride[1], p);
       double       mid = static_cast<double>(__ldg(in + center));
       const size_t last = y + Run < g.OutputSize[1] ? y + Run : g.OutputSize[1];
