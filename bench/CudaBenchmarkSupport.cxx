@@ -30,7 +30,8 @@ namespace CudaBenchmark
 void
 PrintUsage(std::ostream & os, const char * program)
 {
-  os << "Usage: " << program << " [--sizes N[,N...]] [--repeats R] [--split-size N] [--kernels-only] [--json FILE]\n"
+  os << "Usage: " << program << " [--sizes N[,N...]] [--repeats R] [--split-size N] [--kernels-only]\n"
+     << "       [--neighborhood-only] [--json FILE]\n"
      << "\n"
      << "Measures CudaCommon's transfers, square kernel, CudaSquareImageFilter pipelines, image\n"
      << "allocation and CPU access to GPU-current images next to their ceilings (raw cudaMemcpy,\n"
@@ -42,6 +43,7 @@ PrintUsage(std::ostream & os, const char * program)
      << "  --split-size N    edge of the N^3 float volume of the two-GPU rows, which run only on\n"
      << "                    machines with two or more devices (default 1024; 0 leaves them out)\n"
      << "  --kernels-only    only the device kernel rows (square, add, reductions, regions, Gaussian; GPU)\n"
+     << "  --neighborhood-only  only the neighborhood filters' kernel rows (separable passes, stencils; GPU)\n"
      << "  --json FILE       also write every row to FILE as JSON\n"
      << "  --help            print this help\n"
      << "\n"
@@ -99,9 +101,10 @@ ParseArguments(int argc, char * argv[], Options & options, bool & helpRequested)
       helpRequested = true;
       return true;
     }
-    if (argument == "--kernels-only")
+    if (argument == "--kernels-only" || argument == "--neighborhood-only")
     {
       options.kernelsOnly = true;
+      options.neighborhoodOnly = argument == "--neighborhood-only";
       continue;
     }
     if (argument != "--sizes" && argument != "--repeats" && argument != "--json" && argument != "--split-size" &&

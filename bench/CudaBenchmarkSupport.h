@@ -76,6 +76,7 @@ struct Options
   unsigned long              splitSize{ 1024 };
   unsigned long              coldChainSize{ 0 }; // hidden --cold-chain N: the child run of the cold chain rows
   bool                       kernelsOnly{ false }; // --kernels-only: the device kernel rows alone
+  bool                       neighborhoodOnly{ false }; // --neighborhood-only: the neighborhood kernel rows alone
 };
 
 void

@@ -110,10 +110,13 @@ RunBenchmark(const Options & options)
       timer = std::make_unique<DeviceTimer>();
       for (const unsigned long n : options.sizes)
       {
-        MeasureSquareKernel<float>(results, *timer, n, options, 0.5, 1.5, true);
-        MeasureAddKernel(results, *timer, n, options);
-        MeasureReductionKernels(results, *timer, n, options);
-        MeasureRegionKernels(results, *timer, n, options);
+        if (!options.neighborhoodOnly)
+        {
+          MeasureSquareKernel<float>(results, *timer, n, options, 0.5, 1.5, true);
+          MeasureAddKernel(results, *timer, n, options);
+          MeasureReductionKernels(results, *timer, n, options);
+          MeasureRegionKernels(results, *timer, n, options);
+        }
         MeasureNeighborhoodKernels(results, *timer, n, options);
       }
       timer.reset();

@@ -41,12 +41,37 @@ struct Weights
   unsigned int Radius;
 };
 
-constexpr unsigned int LoadBatch = 8; // tile loads in flight per thread
+constexpr unsigned int LoadBatch = 8; // tile loads in flight a thread: its outputs' count
+
+/** Position i of a line of `length` pixels `stride` apart, for i past the
+ * line's ends: what the boundary condition reads there (Crop reads 0: the sum
+ * leaves it out). */
+template <typename TPixel>
+__device__ inline TPixel
+ReadPast(const TPixel * line, long long i, long long length, size_t stride, CudaBoundary boundary, TPixel constant)
+{
+  switch (boundary)
+  {
+    case CudaBoundary::Periodic:
+      i %= length;
+      i += i < 0 ? length : 0;
+      return line[static_cast<size_t>(i) * stride];
+    case CudaBoundary::ZeroFluxNeumann:
+      return line[static_cast<size_t>(i < 0 ? 0 : length - 1) * stride];
+    case CudaBoundary::Constant:
+      return constant;
+    default: // Crop
+      return TPixel{};
+  }
+}
 
 /** Copies positions first .. first + span - 1 of a line of `length` pixels
  * `stride` apart to the tile, at tile[Slot(j)] for position first + j, the
- * positions past the line's ends by the boundary condition (Crop reads 0: the
- * sum leaves them out); LoadBatch loads in flight per thread. */
+ * positions past the line's ends by the boundary condition. A tile inside the
+ * line (most of them along a long axis) is read by the `lanes` threads of the
+ * line LoadBatch loads at a time with no test a position (lanes * LoadBatch,
+ * the tile's outputs, are all in the span), then its halo; a tile at an end
+ * reads the part inside the line, then what the condition puts past it. */
 template <typename TPixel, typename TSlot>
 __device__ inline void
 LoadTile(TPixel *       tile,
@@ -61,42 +86,51 @@ LoadTile(TPixel *       tile,
          unsigned       lanes,
          TSlot          Slot)
 {
-  for (unsigned j0 = lane; j0 < span; j0 += lanes * LoadBatch)
+  const size_t step = static_cast<size_t>(lanes) * stride;
+  if (first >= 0 && first + static_cast<long long>(span) <= length)
   {
-    TPixel value[LoadBatch];
+    const TPixel * from = line + (static_cast<size_t>(first) + lane) * stride;
+    TPixel         value[LoadBatch];
 #pragma unroll
     for (unsigned k = 0; k < LoadBatch; ++k)
     {
-      const unsigned j = j0 + k * lanes;
-      long long      i = first + static_cast<long long>(j);
-      bool           read = j < span;
-      if (i < 0 || i >= length)
-      {
-        switch (boundary)
-        {
-          case CudaBoundary::Periodic:
-            i %= length;
-            i += i < 0 ? length : 0;
-            break;
-          case CudaBoundary::ZeroFluxNeumann:
-            i = i < 0 ? 0 : length - 1;
-            break;
-          default: // Constant, Crop
-            read = false;
-        }
-      }
-      value[k] = read ? line[static_cast<size_t>(i) * stride]
-                      : (boundary == CudaBoundary::Constant ? constant : TPixel{});
+      value[k] = *from;
+      from += step;
     }
 #pragma unroll
     for (unsigned k = 0; k < LoadBatch; ++k)
     {
-      const unsigned j = j0 + k * lanes;
-      if (j < span)
-      {
-        tile[Slot(j)] = value[k];
-      }
+      tile[Slot(k * lanes + lane)] = value[k];
     }
+    for (unsigned j = LoadBatch * lanes + lane; j < span; j += lanes)
+    {
+      tile[Slot(j)] = *from;
+      from += step;
+    }
+    return;
+  }
+  // Positions jBegin .. jEnd - 1 of the tile are inside the line.
+  const long long spanEnd = static_cast<long long>(span);
+  const long long inside = length - first; // positions of the span before the line's end
+  const unsigned  jBegin = static_cast<unsigned>(first >= 0 ? 0 : -first < spanEnd ? -first : spanEnd);
+  const unsigned  jEnd = static_cast<unsigned>(inside <= jBegin ? jBegin : inside < spanEnd ? inside : spanEnd);
+  if (jBegin + lane < jEnd)
+  {
+    const TPixel * from = line + static_cast<size_t>(first + jBegin + lane) * stride;
+#pragma unroll 4
+    for (unsigned j = jBegin + lane; j < jEnd; j += lanes)
+    {
+      tile[Slot(j)] = *from;
+      from += step;
+    }
+  }
+  for (unsigned j = lane; j < jBegin; j += lanes)
+  {
+    tile[Slot(j)] = ReadPast(line, first + j, length, stride, boundary, constant);
+  }
+  for (unsigned j = jEnd + lane; j < span; j += lanes)
+  {
+    tile[Slot(j)] = ReadPast(line, first + j, length, stride, boundary, constant);
   }
 }
 
@@ -241,6 +275,8 @@ constexpr unsigned int ColumnWidth = 32;   // neighbouring columns (x), one warp
 constexpr unsigned int ColumnRows = 8;     // warps per block
 constexpr unsigned int ColumnOutputs = 8; // per thread, consecutive along the axis
 constexpr unsigned int ColumnTile = ColumnRows * ColumnOutputs;
+static_assert(RowOutputs == LoadBatch && ColumnOutputs == LoadBatch,
+              "LoadTile loads a thread's count of outputs first: every position of it is in the span");
 
 /** The tile's position j of this thread's column. */
 struct ColumnSlot
@@ -290,15 +326,18 @@ __launch_bounds__(ColumnWidth * ColumnRows) ConvolveColumns(TPixel * __restrict_
     const unsigned o0 = threadIdx.y * ColumnOutputs;
     double         sum[ColumnOutputs];
     Accumulate<ColumnOutputs>(sum, tile, o0, w, slot);
+    const long long first = start + o0;
+    TPixel *        target = out + base + static_cast<size_t>(first) * axis.Inner;
 #pragma unroll
     for (unsigned k = 0; k < ColumnOutputs; ++k)
     {
-      const long long i = start + o0 + k;
+      const long long i = first + k;
       if (i < length)
       {
         const double value = boundary == CudaBoundary::Crop ? Cropped(sum[k], i, length, w) : sum[k];
-        out[base + static_cast<size_t>(i) * axis.Inner] = static_cast<TPixel>(value);
+        *target = static_cast<TPixel>(value);
       }
+      target += axis.Inner;
     }
   }
 }
