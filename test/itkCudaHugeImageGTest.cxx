@@ -15,15 +15,22 @@
  *  limitations under the License.
  *
  *=========================================================================*/
+#include "itkCudaGradientMagnitudeImageFilter.h"
+#include "itkCudaMeanImageFilter.h"
 #include "itkCudaSquareImageFilter.h"
 #include "itkCudaTestUtilities.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <vector>
 
 // More than 2^32 voxels: offsets and counts are 64-bit from the host through
-// the kernels. Needs ~5 GB of GPU and ~10 GB of host memory; skipped without a
-// GPU, and left out of the compute-sanitizer runs (scripts/gpu-suite.sh),
-// where instrumenting 4.6e9 voxels would take hours.
+// the kernels. The square needs ~5 GB of GPU and ~10 GB of host memory, the
+// neighborhood filters ~70 GB of GPU and ~18 GB of host memory; each is
+// skipped (visibly) where the device has less free, and without a GPU. Left
+// out of the compute-sanitizer runs (scripts/gpu-suite.sh), where
+// instrumenting 4.3e9 voxels would take hours.
 namespace
 {
 TEST(CudaHugeImage, MoreThanTwoToThe32VoxelsThroughUploadSquareAndDownload)
@@ -77,5 +84,118 @@ TEST(CudaHugeImage, MoreThanTwoToThe32VoxelsThroughUploadSquareAndDownload)
   const ImageType::IndexType last = { { 2047, 2047, 1099 } };
   const unsigned char        lastValue = static_cast<unsigned char>((voxels - 1) % 13);
   EXPECT_EQ(output->GetPixel(last), lastValue * lastValue);
+}
+
+// A float image of 2048 x 2048 x 1025 voxels (2^32 + 2^22): its last plane
+// lies past 2^32. The mean (three separable passes, a strided one along z)
+// and the gradient magnitude (one stencil pass) read and write there through
+// 64-bit offsets; lines of the last planes, read straight from the device,
+// are compared with the same sums in double on the host.
+using HugeFloatImage = itk::CudaImage<float, 3>;
+constexpr long HugeSide = 2048;
+constexpr long HugePlanes = 1025;
+
+float
+HugePattern(long x, long y, long z)
+{
+  return static_cast<float>((x + 3 * y + 5 * z) % 17);
+}
+
+/** Line y of plane z of the filter's output, straight from the device. */
+std::vector<float>
+DeviceLine(const HugeFloatImage * output, long y, long z)
+{
+  std::vector<float> line(HugeSide);
+  const auto *       device = static_cast<const float *>(output->GetCudaDataManager()->GetConstGPUBufferPointer());
+  const size_t       offset = (static_cast<size_t>(z) * HugeSide + static_cast<size_t>(y)) * HugeSide;
+  CUDA_CHECK(cudaMemcpy(line.data(), device + offset, HugeSide * sizeof(float), cudaMemcpyDeviceToHost));
+  return line;
+}
+
+TEST(CudaHugeImage, NeighborhoodFiltersPastTwoToThe32Voxels)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU();
+  const uint64_t voxels = uint64_t{ HugeSide } * HugeSide * HugePlanes;
+  ASSERT_GT(voxels, uint64_t{ 1 } << 32);
+  const size_t bytes = voxels * sizeof(float);
+  size_t       freeBytes = 0;
+  size_t       totalBytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
+  // The mean's input, output and two ping-pong buffers.
+  if (freeBytes < 4 * bytes + (size_t{ 1 } << 30))
+  {
+    GTEST_SKIP() << "needs " << 4 * bytes << " bytes of free device memory, " << freeBytes << " free";
+  }
+  auto image = HugeFloatImage::New();
+  image->SetRegions(HugeFloatImage::SizeType{ { HugeSide, HugeSide, HugePlanes } });
+  image->Allocate();
+  float * pixels = image->GetBufferPointer();
+  for (long z = 0; z < HugePlanes; ++z)
+  {
+    for (long y = 0; y < HugeSide; ++y)
+    {
+      float * line = pixels + (static_cast<size_t>(z) * HugeSide + static_cast<size_t>(y)) * HugeSide;
+      for (long x = 0; x < HugeSide; ++x)
+      {
+        line[x] = HugePattern(x, y, z);
+      }
+    }
+  }
+  const auto clamp = [](long i, long size) { return std::min(std::max(i, 0L), size - 1); };
+  const auto at = [&](long x, long y, long z) {
+    return static_cast<double>(HugePattern(clamp(x, HugeSide), clamp(y, HugeSide), clamp(z, HugePlanes)));
+  };
+  const long lines[][2] = { { 0, HugePlanes - 1 }, { 1000, HugePlanes - 1 }, { HugeSide - 1, HugePlanes - 1 },
+                            { HugeSide - 1, HugePlanes - 2 } };
+
+  {
+    auto mean = itk::CudaMeanImageFilter<HugeFloatImage>::New();
+    mean->SetInput(image);
+    mean->SetRadius(1);
+    mean->Update();
+    EXPECT_TRUE(mean->GetOutput()->GetCudaDataManager()->IsCPUBufferDirty()) << "made on the GPU";
+    for (const auto & line : lines)
+    {
+      const std::vector<float> result = DeviceLine(mean->GetOutput(), line[0], line[1]);
+      double                   worst = 0.0;
+      for (long x = 0; x < HugeSide; ++x)
+      {
+        double sum = 0.0;
+        for (long k = -1; k <= 1; ++k)
+        {
+          for (long j = -1; j <= 1; ++j)
+          {
+            for (long i = -1; i <= 1; ++i)
+            {
+              sum += at(x + i, line[0] + j, line[1] + k);
+            }
+          }
+        }
+        worst = std::max(worst, std::abs(sum / 27.0 - static_cast<double>(result[x])));
+      }
+      EXPECT_LE(worst, 1e-5) << "the mean's line y = " << line[0] << ", z = " << line[1];
+    }
+  }
+  {
+    auto magnitude = itk::CudaGradientMagnitudeImageFilter<HugeFloatImage>::New();
+    magnitude->SetInput(image);
+    magnitude->Update();
+    EXPECT_TRUE(magnitude->GetOutput()->GetCudaDataManager()->IsCPUBufferDirty()) << "made on the GPU";
+    for (const auto & line : lines)
+    {
+      const std::vector<float> result = DeviceLine(magnitude->GetOutput(), line[0], line[1]);
+      double                   worst = 0.0;
+      for (long x = 0; x < HugeSide; ++x)
+      {
+        const long   y = line[0];
+        const long   z = line[1];
+        const double dx = 0.5 * (at(x + 1, y, z) - at(x - 1, y, z));
+        const double dy = 0.5 * (at(x, y + 1, z) - at(x, y - 1, z));
+        const double dz = 0.5 * (at(x, y, z + 1) - at(x, y, z - 1));
+        worst = std::max(worst, std::abs(std::sqrt(dx * dx + dy * dy + dz * dz) - static_cast<double>(result[x])));
+      }
+      EXPECT_LE(worst, 1e-5) << "the gradient magnitude's line y = " << line[0] << ", z = " << line[1];
+    }
+  }
 }
 } // namespace
