@@ -19,6 +19,7 @@
 #define itkCudaSeparableImageFilter_hxx
 
 #include "itkConstantBoundaryCondition.h"
+#include "itkCudaMirrorBoundaryCondition.h"
 #include "itkCudaRegionCopy.h"
 #include "itkPeriodicBoundaryCondition.h"
 #include "itkZeroFluxNeumannBoundaryCondition.h"
@@ -46,6 +47,11 @@ KernelBoundary(const ImageBoundaryCondition<TImage> * condition, CudaBoundary & 
   if (dynamic_cast<const PeriodicBoundaryCondition<TImage> *>(condition) != nullptr)
   {
     boundary = CudaBoundary::Periodic;
+    return true;
+  }
+  if (dynamic_cast<const CudaMirrorBoundaryCondition<TImage> *>(condition) != nullptr)
+  {
+    boundary = CudaBoundary::Mirror;
     return true;
   }
   return false;

@@ -61,6 +61,12 @@ Neighbour(const TInput * in, size_t center, long long c, long long size, int ste
   {
     case CudaBoundary::Constant:
       return p.Constant;
+    case CudaBoundary::Mirror:
+    {
+      const long long m = CudaMirrorPosition(n, size);
+      return static_cast<double>(__ldg(m < c ? in + center - static_cast<size_t>(c - m) * stride
+                                             : in + center + static_cast<size_t>(m - c) * stride));
+    }
     case CudaBoundary::Periodic:
       // One step past one end is the other end.
       return static_cast<double>(

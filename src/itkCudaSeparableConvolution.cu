@@ -58,6 +58,8 @@ ReadPast(const TPixel * line, long long i, long long length, size_t stride, Cuda
       return line[static_cast<size_t>(i) * stride];
     case CudaBoundary::ZeroFluxNeumann:
       return line[static_cast<size_t>(i < 0 ? 0 : length - 1) * stride];
+    case CudaBoundary::Mirror:
+      return line[static_cast<size_t>(CudaMirrorPosition(i, length)) * stride];
     case CudaBoundary::Constant:
       return constant;
     default: // Crop

@@ -20,6 +20,7 @@
 #include "itkCudaLaplacianImageFilter.h"
 #include "itkCudaNeighborhoodTestUtilities.h"
 #include "itkConstantBoundaryCondition.h"
+#include "itkCudaMirrorBoundaryCondition.h"
 #include "itkPeriodicBoundaryCondition.h"
 
 #include <cmath>
@@ -276,6 +277,23 @@ TEST_P(CudaDerivativeTest, GradientTakesITKsConstantBoundaryCondition)
     OverrideWithConstant(ref);
     OverrideWithConstant(cuda);
   });
+}
+
+/** CudaCommon's mirror condition: ITK's GradientImageFilter takes it (its
+ * CPU code reads through the iterator's image), the GPU path mirrors in the
+ * kernel; an axis of one pixel and one of two among them. */
+TEST_P(CudaDerivativeTest, GradientTakesCudaCommonsMirrorBoundaryCondition)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
+  const auto withMirror = [](auto ref, auto cuda) {
+    ref->OverrideBoundaryCondition(
+      new itk::CudaMirrorBoundaryCondition<typename std::remove_pointer<decltype(ref)>::type::InputImageType>());
+    cuda->OverrideBoundaryCondition(
+      new itk::CudaMirrorBoundaryCondition<typename std::remove_pointer<decltype(cuda)>::type::InputImageType>());
+  };
+  ExpectGradientAsITK<float, float, 3>(GetParam(), { { 19, 12, 6 } }, "mirror", withMirror);
+  ExpectGradientAsITK<double, double, 3>(GetParam(), { { 7, 2, 1 } }, "mirror, axes of 2 and 1 pixels", withMirror);
+  ExpectGradientAsITK<float, float, 2>(GetParam(), { { 40, 33 } }, "mirror, three pieces", withMirror, 3);
 }
 
 /** On the GPU only: ITK 5.2's PeriodicBoundaryCondition, given to ITK's

@@ -17,6 +17,7 @@
  *=========================================================================*/
 #include "itkConstantBoundaryCondition.h"
 #include "itkCudaDiscreteGaussianImageFilter.h"
+#include "itkCudaMirrorBoundaryCondition.h"
 #include "itkCudaNeighborhoodTestUtilities.h"
 #include "itkPeriodicBoundaryCondition.h"
 
@@ -173,6 +174,32 @@ TEST_P(CudaDiscreteGaussianTest, TakesITKsPeriodicBoundaryCondition)
     ref.SetRealBoundaryCondition(&refRealPeriodic);
     cuda.SetRealBoundaryCondition(&realPeriodic);
   }, "periodic boundaries");
+}
+
+/** CudaCommon's mirror condition, which ITK's CPU filter takes as it takes
+ * its own: the GPU path against ITK's code with the same condition, on an
+ * image longer than the kernel's reach and on one shorter (mirrored again and
+ * again). */
+TEST_P(CudaDiscreteGaussianTest, TakesCudaCommonsMirrorBoundaryCondition)
+{
+  ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
+  itk::CudaMirrorBoundaryCondition<ITKImage<float, 3>>  refMirror;
+  itk::CudaMirrorBoundaryCondition<CudaImage<float, 3>> mirror;
+  itk::CudaMirrorBoundaryCondition<ITKImage<float, 3>>  realMirror;
+  itk::CudaMirrorBoundaryCondition<ITKImage<float, 3>>  refRealMirror;
+  const auto            withMirror = [&](double variance) {
+    return [&, variance](auto & ref, auto & cuda) {
+      ref.SetVariance(variance);
+      cuda.SetVariance(variance);
+      ref.SetInputBoundaryCondition(&refMirror);
+      cuda.SetInputBoundaryCondition(&mirror);
+      ref.SetRealBoundaryCondition(&refRealMirror);
+      cuda.SetRealBoundaryCondition(&realMirror);
+    };
+  };
+  ExpectGaussianLikeITK<float, 3>(GetParam(), { { 21, 17, 13 } }, withMirror(3.0), "mirror boundaries");
+  ExpectGaussianLikeITK<float, 3>(GetParam(), { { 5, 2, 1 } }, withMirror(9.0), "mirror, axes shorter than the radius");
+  ExpectGaussianLikeITK<float, 3>(GetParam(), { { 33, 29, 24 } }, withMirror(2.0), "mirror, five pieces", 5);
 }
 
 TEST_P(CudaDiscreteGaussianTest, StreamedPiecesAreTheWholeImage)
