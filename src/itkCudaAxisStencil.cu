@@ -168,56 +168,6 @@ Evaluate(TOutput *                  out,
   }
 }
 
-/** The outputs of one run: `count` pixels along y from the input's pixel
- * `center` (coordinates c) and the output's pixel o. Inside: the run and all
- * its neighbours are in the buffer (count is Run), so every neighbour is a
- * plain load; otherwise each goes through the boundary condition. The
- * neighbours along y slide through registers: the next pixel's neighbour
- * below is this one, and its neighbour above is the next one in. */
-template <bool Inside, typename TInput, typename TOutput, CudaStencilOutput Output>
-__device__ inline void
-StencilRun(TOutput * out, const TInput * in, size_t center, size_t o, long long (&c)[CudaMaximumStencilDimension],
-           unsigned int count, const Launch & p)
-{
-  const CudaStencilGeometry & g = p.Geometry;
-  const auto                  neighbour = [&](unsigned int a, int step) {
-    if constexpr (Inside)
-    {
-      return static_cast<double>(__ldg(step < 0 ? in + center - p.InputStride[a] : in + center + p.InputStride[a]));
-    }
-    else
-    {
-      return Neighbour(in, center, c[a], static_cast<long long>(g.InputSize[a]), step, p.InputStride[a], p);
-    }
-  };
-  double below = neighbour(1, -1);
-  double mid = static_cast<double>(__ldg(in + center));
-  constexpr unsigned int Unroll = Inside ? Run : 1; // a run at an edge: in a loop, not unrolled
-#pragma unroll Unroll
-  for (unsigned int k = 0; k < (Inside ? Run : count); ++k)
-  {
-    double minus[CudaMaximumStencilDimension] = {};
-    double plus[CudaMaximumStencilDimension] = {};
-    minus[1] = below;
-    plus[1] = neighbour(1, +1);
-#pragma unroll
-    for (unsigned int a = 0; a < CudaMaximumStencilDimension; ++a)
-    {
-      if (a != 1 && a < g.Dimension)
-      {
-        minus[a] = neighbour(a, -1);
-        plus[a] = neighbour(a, +1);
-      }
-    }
-    Evaluate<TOutput, Output>(out, o, g.Dimension, p.Weights, mid, minus, plus);
-    below = mid;
-    mid = plus[1];
-    center += p.InputStride[1];
-    ++c[1];
-    o += g.OutputSize[0];
-  }
-}
-
 template <typename TInput, typename TOutput, CudaStencilOutput Output>
 __global__ void __launch_bounds__(Width * Height) AxisStencil(TOutput * out, const TInput * in, const Launch p)
 {
@@ -244,9 +194,11 @@ __global__ void __launch_bounds__(Width * Height) AxisStencil(TOutput * out, con
       {
         center += static_cast<size_t>(c[a]) * p.InputStride[a];
       }
-      const size_t o = x + (y + g.OutputSize[1] * zt) * g.OutputSize[0];
-      // A whole run whose neighbours are all inside the buffer.
-      bool inside = y + Run <= g.OutputSize[1] && c[1] >= 1 && c[1] + Run < static_cast<long long>(g.InputSize[1]);
+      size_t     o = x + (y + g.OutputSize[1] * zt) * g.OutputSize[0];
+      const auto size1 = static_cast<long long>(g.InputSize[1]);
+      // A whole run whose neighbours are all inside the buffer: plain loads,
+      // unrolled so that the run's loads are in flight together.
+      bool inside = y + Run <= g.OutputSize[1] && c[1] >= 1 && c[1] + Run < size1;
 #pragma unroll
       for (unsigned int a = 0; a < CudaMaximumStencilDimension; ++a)
       {
@@ -257,12 +209,59 @@ __global__ void __launch_bounds__(Width * Height) AxisStencil(TOutput * out, con
       }
       if (inside)
       {
-        StencilRun<true, TInput, TOutput, Output>(out, in, center, o, c, Run, p);
+        double below = static_cast<double>(__ldg(in + center - p.InputStride[1]));
+        double mid = static_cast<double>(__ldg(in + center));
+#pragma unroll
+        for (unsigned int k = 0; k < Run; ++k)
+        {
+          double minus[CudaMaximumStencilDimension] = {};
+          double plus[CudaMaximumStencilDimension] = {};
+          minus[1] = below;
+          plus[1] = static_cast<double>(__ldg(in + center + p.InputStride[1]));
+#pragma unroll
+          for (unsigned int a = 0; a < CudaMaximumStencilDimension; ++a)
+          {
+            if (a != 1 && a < g.Dimension)
+            {
+              minus[a] = static_cast<double>(__ldg(in + center - p.InputStride[a]));
+              plus[a] = static_cast<double>(__ldg(in + center + p.InputStride[a]));
+            }
+          }
+          Evaluate<TOutput, Output>(out, o, g.Dimension, p.Weights, mid, minus, plus);
+          below = mid;
+          mid = plus[1];
+          center += p.InputStride[1];
+          o += g.OutputSize[0];
+        }
+        continue;
       }
-      else
+      double       below = Neighbour(in, center, c[1], size1, -1, p.InputStride[1], p);
+      double       mid = static_cast<double>(__ldg(in + center));
+      const size_t last = y + Run < g.OutputSize[1] ? y + Run : g.OutputSize[1];
+      for (size_t k = y; k < last; ++k)
       {
-        const auto count = static_cast<unsigned int>(y + Run < g.OutputSize[1] ? Run : g.OutputSize[1] - y);
-        StencilRun<false, TInput, TOutput, Output>(out, in, center, o, c, count, p);
+        double minus[CudaMaximumStencilDimension] = {};
+        double plus[CudaMaximumStencilDimension] = {};
+        minus[1] = below;
+        plus[1] = Neighbour(in, center, c[1], size1, +1, p.InputStride[1], p);
+#pragma unroll
+        for (unsigned int a = 0; a < CudaMaximumStencilDimension; ++a)
+        {
+          if (a != 1 && a < g.Dimension)
+          {
+            const auto size = static_cast<long long>(g.InputSize[a]);
+            minus[a] = Neighbour(in, center, c[a], size, -1, p.InputStride[a], p);
+            plus[a] = Neighbour(in, center, c[a], size, +1, p.InputStride[a], p);
+          }
+        }
+        Evaluate<TOutput, Output>(out, o, g.Dimension, p.Weights, mid, minus, plus);
+        // The next pixel along y: its neighbour below is this one, and it is
+        // this one's neighbour above (inside the buffer: it is an output).
+        below = mid;
+        mid = plus[1];
+        center += p.InputStride[1];
+        ++c[1];
+        o += g.OutputSize[0];
       }
     }
   }
