@@ -69,7 +69,11 @@ ReadPast(const TPixel * line, long long i, long long length, size_t stride, Cuda
 
 /** Copies positions first .. first + span - 1 of a line of `length` pixels
  * `stride` apart to the tile, at tile[Slot(j)] for position first + j, the
- * positions past the line's ends by the boundary condition. */
+ * positions past the line's ends by the boundary condition. A tile inside the
+ * line (most of them along a long axis) is read by the `lanes` threads of the
+ * line LoadBatch loads at a time with no test a position (lanes * LoadBatch,
+ * the tile's outputs, are all in the span), then its halo; a tile at an end
+ * reads the part inside the line, then what the condition puts past it. */
 template <typename TPixel, typename TSlot>
 __device__ inline void
 LoadTile(TPixel *       tile,
@@ -85,36 +89,42 @@ LoadTile(TPixel *       tile,
          TSlot          Slot)
 {
   const size_t step = static_cast<size_t>(lanes) * stride;
-  // Positions jBegin .. jEnd - 1 of the tile are inside the line (all of
-  // them for most tiles along a long axis): the `lanes` threads load them
-  // LoadBatch at a time in flight, each behind one test (the tile's outputs,
-  // lanes * LoadBatch), then the rest of the halo; last, what the boundary
-  // condition puts past the line's ends.
+  if (first >= 0 && first + static_cast<long long>(span) <= length)
+  {
+    const TPixel * from = line + (static_cast<size_t>(first) + lane) * stride;
+    TPixel         value[LoadBatch];
+#pragma unroll
+    for (unsigned k = 0; k < LoadBatch; ++k)
+    {
+      value[k] = *from;
+      from += step;
+    }
+#pragma unroll
+    for (unsigned k = 0; k < LoadBatch; ++k)
+    {
+      tile[Slot(k * lanes + lane)] = value[k];
+    }
+    for (unsigned j = LoadBatch * lanes + lane; j < span; j += lanes)
+    {
+      tile[Slot(j)] = *from;
+      from += step;
+    }
+    return;
+  }
+  // Positions jBegin .. jEnd - 1 of the tile are inside the line.
   const long long spanEnd = static_cast<long long>(span);
   const long long inside = length - first; // positions of the span before the line's end
   const unsigned  jBegin = static_cast<unsigned>(first >= 0 ? 0 : -first < spanEnd ? -first : spanEnd);
   const unsigned  jEnd = static_cast<unsigned>(inside <= jBegin ? jBegin : inside < spanEnd ? inside : spanEnd);
-  const TPixel *  from = line + (static_cast<size_t>(first + jBegin) + lane) * stride;
-  TPixel          value[LoadBatch];
-#pragma unroll
-  for (unsigned k = 0; k < LoadBatch; ++k)
+  if (jBegin + lane < jEnd)
   {
-    value[k] = jBegin + k * lanes + lane < jEnd ? *from : TPixel{};
-    from += step;
-  }
-#pragma unroll
-  for (unsigned k = 0; k < LoadBatch; ++k)
-  {
-    const unsigned j = jBegin + k * lanes + lane;
-    if (j < jEnd)
+    const TPixel * from = line + static_cast<size_t>(first + jBegin + lane) * stride;
+#pragma unroll 4
+    for (unsigned j = jBegin + lane; j < jEnd; j += lanes)
     {
-      tile[Slot(j)] = value[k];
+      tile[Slot(j)] = *from;
+      from += step;
     }
-  }
-  for (unsigned j = jBegin + LoadBatch * lanes + lane; j < jEnd; j += lanes)
-  {
-    tile[Slot(j)] = *from;
-    from += step;
   }
   for (unsigned j = lane; j < jBegin; j += lanes)
   {
