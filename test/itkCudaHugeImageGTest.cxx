@@ -145,57 +145,54 @@ TEST(CudaHugeImage, NeighborhoodFiltersPastTwoToThe32Voxels)
   const auto at = [&](long x, long y, long z) {
     return static_cast<double>(HugePattern(clamp(x, HugeSide), clamp(y, HugeSide), clamp(z, HugePlanes)));
   };
-  const long lines[][2] = { { 0, HugePlanes - 1 }, { 1000, HugePlanes - 1 }, { HugeSide - 1, HugePlanes - 1 },
-                            { HugeSide - 1, HugePlanes - 2 } };
+  // Each filter's output on lines of the last planes, against `expected`
+  // (the sums in double at x, y, z).
+  const auto expectLines = [](const HugeFloatImage * output, const auto & expected, const char * what) {
+    EXPECT_TRUE(output->GetCudaDataManager()->IsCPUBufferDirty()) << what << ": made on the GPU";
+    const long lines[][2] = { { 0, HugePlanes - 1 }, { 1000, HugePlanes - 1 }, { HugeSide - 1, HugePlanes - 1 },
+                              { HugeSide - 1, HugePlanes - 2 } };
+    for (const auto & line : lines)
+    {
+      const std::vector<float> result = DeviceLine(output, line[0], line[1]);
+      double                   worst = 0.0;
+      for (long x = 0; x < HugeSide; ++x)
+      {
+        worst = std::max(worst, std::abs(expected(x, line[0], line[1]) - static_cast<double>(result[x])));
+      }
+      EXPECT_LE(worst, 1e-5) << what << "'s line y = " << line[0] << ", z = " << line[1];
+    }
+  };
 
   {
     auto mean = itk::CudaMeanImageFilter<HugeFloatImage>::New();
     mean->SetInput(image);
     mean->SetRadius(1);
     mean->Update();
-    EXPECT_TRUE(mean->GetOutput()->GetCudaDataManager()->IsCPUBufferDirty()) << "made on the GPU";
-    for (const auto & line : lines)
-    {
-      const std::vector<float> result = DeviceLine(mean->GetOutput(), line[0], line[1]);
-      double                   worst = 0.0;
-      for (long x = 0; x < HugeSide; ++x)
+    expectLines(mean->GetOutput(), [&](long x, long y, long z) {
+      double sum = 0.0;
+      for (long k = -1; k <= 1; ++k)
       {
-        double sum = 0.0;
-        for (long k = -1; k <= 1; ++k)
+        for (long j = -1; j <= 1; ++j)
         {
-          for (long j = -1; j <= 1; ++j)
+          for (long i = -1; i <= 1; ++i)
           {
-            for (long i = -1; i <= 1; ++i)
-            {
-              sum += at(x + i, line[0] + j, line[1] + k);
-            }
+            sum += at(x + i, y + j, z + k);
           }
         }
-        worst = std::max(worst, std::abs(sum / 27.0 - static_cast<double>(result[x])));
       }
-      EXPECT_LE(worst, 1e-5) << "the mean's line y = " << line[0] << ", z = " << line[1];
-    }
+      return sum / 27.0;
+    }, "the mean");
   }
   {
     auto magnitude = itk::CudaGradientMagnitudeImageFilter<HugeFloatImage>::New();
     magnitude->SetInput(image);
     magnitude->Update();
-    EXPECT_TRUE(magnitude->GetOutput()->GetCudaDataManager()->IsCPUBufferDirty()) << "made on the GPU";
-    for (const auto & line : lines)
-    {
-      const std::vector<float> result = DeviceLine(magnitude->GetOutput(), line[0], line[1]);
-      double                   worst = 0.0;
-      for (long x = 0; x < HugeSide; ++x)
-      {
-        const long   y = line[0];
-        const long   z = line[1];
-        const double dx = 0.5 * (at(x + 1, y, z) - at(x - 1, y, z));
-        const double dy = 0.5 * (at(x, y + 1, z) - at(x, y - 1, z));
-        const double dz = 0.5 * (at(x, y, z + 1) - at(x, y, z - 1));
-        worst = std::max(worst, std::abs(std::sqrt(dx * dx + dy * dy + dz * dz) - static_cast<double>(result[x])));
-      }
-      EXPECT_LE(worst, 1e-5) << "the gradient magnitude's line y = " << line[0] << ", z = " << line[1];
-    }
+    expectLines(magnitude->GetOutput(), [&](long x, long y, long z) {
+      const double dx = 0.5 * (at(x + 1, y, z) - at(x - 1, y, z));
+      const double dy = 0.5 * (at(x, y + 1, z) - at(x, y - 1, z));
+      const double dz = 0.5 * (at(x, y, z + 1) - at(x, y, z - 1));
+      return std::sqrt(dx * dx + dy * dy + dz * dz);
+    }, "the gradient magnitude");
   }
 }
 } // namespace
