@@ -19,6 +19,7 @@
 #define itkCudaMirrorBoundaryCondition_hxx
 
 #include "itkConstNeighborhoodIterator.h"
+#include "itkCudaSeparableConvolution.hcu" // CudaMirrorPosition
 #include "itkZeroFluxNeumannBoundaryCondition.h"
 
 namespace itk
@@ -28,14 +29,7 @@ auto
 CudaMirrorBoundaryCondition<TInputImage, TOutputImage>::Mirror(OffsetValueType i, SizeValueType size)
   -> OffsetValueType
 {
-  if (size <= 1)
-  {
-    return 0;
-  }
-  const auto      period = 2 * (static_cast<OffsetValueType>(size) - 1);
-  OffsetValueType m = i % period;
-  m += m < 0 ? period : 0;
-  return m < static_cast<OffsetValueType>(size) ? m : period - m;
+  return static_cast<OffsetValueType>(CudaMirrorPosition(i, static_cast<long long>(size)));
 }
 
 template <typename TInputImage, typename TOutputImage>
