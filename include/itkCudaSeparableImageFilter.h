@@ -19,6 +19,7 @@
 #define itkCudaSeparableImageFilter_h
 
 #include "itkCudaImageToImageFilter.h"
+#include "itkCudaBoxFilter.hcu"
 #include "itkCudaSeparableConvolution.hcu"
 #include "itkImageBoundaryCondition.h"
 
@@ -40,8 +41,12 @@ namespace itk
  * conditions, or Crop). Intermediate results are of the output's pixel type;
  * the output's region is copied out of the last pass. Everything is queued on
  * the output's stream, scratch buffers are freed in its order, and nothing
- * crosses to the host. Float and double images (input and output of one
- * pixel type) whose passes take at most 255 taps run on the GPU; otherwise,
+ * crosses to the host. Box passes (every weight of a pass one value: the mean
+ * filters') over the three axes of a 3-D image run as one kernel instead
+ * (CudaBoxFilterAsync: the input read and the output written once, no
+ * intermediate volume) where its tiles fit. Float and double images (input
+ * and output of one pixel type) whose passes take at most 255 taps run on the
+ * GPU; otherwise,
  * and without a GPU or with GPUEnabled off, the ITK parent's code runs.
  * \ingroup CudaCommon
  */
@@ -141,6 +146,20 @@ BoxPasses(const TRadius & radius, double weight, CudaBoundary boundary)
   }
   return passes;
 }
+
+/** Whether `passes` are a box over a 3-D image's axes (every weight of a
+ * pass one value, each axis at most once, one boundary condition): then
+ * `geometry` the box and the regions, `scale` the product of the passes'
+ * weights, `boundary` and `constant` the passes' condition. */
+template <typename TPass, typename TRegion>
+bool
+BoxOfPasses(const std::vector<TPass> & passes,
+            const TRegion &            inputRegion,
+            const TRegion &            outputRegion,
+            CudaBoxGeometry &          geometry,
+            double &                   scale,
+            CudaBoundary &             boundary,
+            double &                   constant);
 
 /** Whether the output's region has pixels to compute; \throws
  * itk::ExceptionObject naming `filter` where the input's buffered region

@@ -24,6 +24,8 @@
 #include "itkPeriodicBoundaryCondition.h"
 #include "itkZeroFluxNeumannBoundaryCondition.h"
 
+#include <algorithm>
+
 namespace itk
 {
 namespace CudaDetail
@@ -55,6 +57,54 @@ KernelBoundary(const ImageBoundaryCondition<TImage> * condition, CudaBoundary & 
     return true;
   }
   return false;
+}
+
+template <typename TPass, typename TRegion>
+bool
+BoxOfPasses(const std::vector<TPass> & passes,
+            const TRegion &            inputRegion,
+            const TRegion &            outputRegion,
+            CudaBoxGeometry &          geometry,
+            double &                   scale,
+            CudaBoundary &             boundary,
+            double &                   constant)
+{
+  if constexpr (TRegion::ImageDimension != 3)
+  {
+    return false;
+  }
+  else
+  {
+    if (passes.empty())
+    {
+      return false;
+    }
+    geometry = CudaBoxGeometry{};
+    scale = 1.0;
+    boundary = passes.front().Boundary;
+    constant = passes.front().Constant;
+    bool seen[3] = { false, false, false };
+    for (const TPass & pass : passes)
+    {
+      const std::vector<double> & w = pass.Weights;
+      if (pass.Axis >= 3 || seen[pass.Axis] || w.empty() || pass.Boundary != boundary ||
+          pass.Constant != constant ||
+          std::any_of(w.begin(), w.end(), [&w](double weight) { return weight != w.front(); }))
+      {
+        return false;
+      }
+      seen[pass.Axis] = true;
+      geometry.Radius[pass.Axis] = static_cast<unsigned int>(w.size() / 2);
+      scale *= w.front();
+    }
+    for (unsigned int d = 0; d < 3; ++d)
+    {
+      geometry.InputSize[d] = inputRegion.GetSize(d);
+      geometry.OutputSize[d] = outputRegion.GetSize(d);
+      geometry.Offset[d] = static_cast<size_t>(outputRegion.GetIndex(d) - inputRegion.GetIndex(d));
+    }
+    return true;
+  }
 }
 
 template <typename TInputRegion, typename TOutputRegion>
@@ -124,6 +174,18 @@ CudaSeparableImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUGene
     auto *       out = static_cast<PixelType *>(output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite());
     const bool   sameRegion = inputRegion == outputRegion;
     const size_t count = inputRegion.GetNumberOfPixels();
+
+    // A box over the three axes: one kernel, the output's region only.
+    CudaBoxGeometry box;
+    double          scale = 1.0;
+    CudaBoundary    boundary = CudaBoundary::ZeroFluxNeumann;
+    double          constant = 0.0;
+    if (CudaDetail::BoxOfPasses(passes, inputRegion, outputRegion, box, scale, boundary, constant) &&
+        CudaBoxFilterTakes(box, sizeof(PixelType)))
+    {
+      CudaBoxFilterAsync(out, in, box, scale, boundary, constant, stream);
+      return;
+    }
 
     // Ping-pong buffers of the input's region, freed in the stream's order;
     // the last pass writes the output itself when the regions are one.
