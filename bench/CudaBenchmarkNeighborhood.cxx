@@ -20,7 +20,8 @@
 // CudaMeanImageFilter (radius 2) on an n^3 float image, against a
 // device-to-device cudaMemcpy of the image timed in turns with them: three
 // passes, each one read and one write of the image (24 bytes per voxel), is
-// the floor they are measured against. The derivative stencils of
+// the floor they are measured against; the mean also as CudaMeanImageFilter
+// runs it on a 3-D image, one box pass (8 bytes per voxel). The derivative stencils of
 // CudaGradientMagnitudeImageFilter, CudaLaplacianImageFilter and
 // CudaGradientImageFilter (one pass: one read of the image and one write of
 // the output, a float or a 3-vector per voxel) are measured the same way.
@@ -28,6 +29,7 @@
 #include "CudaBenchmarkSupport.h"
 
 #include "itkCudaAxisStencil.hcu"
+#include "itkCudaBoxFilter.hcu"
 #include "itkCudaSeparableConvolution.hcu"
 #include "itkGaussianOperator.h"
 
@@ -37,6 +39,46 @@ namespace CudaBenchmark
 {
 namespace
 {
+/** Throws unless line (y, z) = (n / 2, n / 3) of `result` (on the device) is
+ * within 1e-5 of the host's sums of `weights` along each axis of `image`
+ * (nearest-pixel edges). */
+void
+CheckLine(const std::vector<float> &  image,
+          const float *               result,
+          unsigned long               n,
+          const std::vector<double> & weights,
+          const std::string &         name)
+{
+  std::vector<float> line(n);
+  const size_t       y = n / 2;
+  const size_t       z = n / 3;
+  CUDA_CHECK(cudaMemcpy(line.data(), result + (z * n + y) * n, n * sizeof(float), cudaMemcpyDeviceToHost));
+  const long radius = static_cast<long>(weights.size() / 2);
+  const auto clamp = [n](long i) { return static_cast<size_t>(std::min<long>(std::max<long>(i, 0), n - 1)); };
+  double     worst = 0.0;
+  for (size_t x = 0; x < n; ++x)
+  {
+    double sum = 0.0;
+    for (long i = -radius; i <= radius; ++i)
+    {
+      for (long j = -radius; j <= radius; ++j)
+      {
+        for (long k = -radius; k <= radius; ++k)
+        {
+          sum += weights[i + radius] * weights[j + radius] * weights[k + radius] *
+                 image[(clamp(static_cast<long>(z) + i) * n + clamp(static_cast<long>(y) + j)) * n +
+                       clamp(static_cast<long>(x) + k)];
+        }
+      }
+    }
+    worst = std::max(worst, std::abs(sum - static_cast<double>(line[x])));
+  }
+  if (!(worst <= 1e-5))
+  {
+    itkGenericExceptionMacro("the " << name << " differs from the host's sums by " << worst);
+  }
+}
+
 /** Three passes of one 1-D kernel (the last axis first, as ITK's filters),
  * checked on a line of voxels against the same sums on the host, then timed
  * in turns with the D2D copy; each pass alone after. */
@@ -73,34 +115,7 @@ MeasureSeparable(Results &                   results,
   };
 
   filter();
-  std::vector<float> result(n);
-  const size_t       y = n / 2;
-  const size_t       z = n / 3;
-  CUDA_CHECK(cudaMemcpy(result.data(), a + (z * n + y) * n, n * sizeof(float), cudaMemcpyDeviceToHost));
-  const long radius = static_cast<long>(taps / 2);
-  const auto clamp = [n](long i) { return static_cast<size_t>(std::min<long>(std::max<long>(i, 0), n - 1)); };
-  double     worst = 0.0;
-  for (size_t x = 0; x < n; ++x)
-  {
-    double sum = 0.0;
-    for (long i = -radius; i <= radius; ++i)
-    {
-      for (long j = -radius; j <= radius; ++j)
-      {
-        for (long k = -radius; k <= radius; ++k)
-        {
-          sum += weights[i + radius] * weights[j + radius] * weights[k + radius] *
-                 image[(clamp(static_cast<long>(z) + i) * n + clamp(static_cast<long>(y) + j)) * n +
-                       clamp(static_cast<long>(x) + k)];
-        }
-      }
-    }
-    worst = std::max(worst, std::abs(sum - static_cast<double>(result[x])));
-  }
-  if (!(worst <= 1e-5))
-  {
-    itkGenericExceptionMacro("the " << name << " passes differ from the host's sums by " << worst);
-  }
+  CheckLine(image, a, n, weights, name + " passes");
   const std::string what = name + " float, " + std::to_string(taps) + " taps, 3 passes (24 B/voxel floor)";
   std::cout << "[" << CubeShape(n) << "] " << what << '\n';
   const auto copy = [&] {
@@ -121,6 +136,46 @@ MeasureSeparable(Results &                   results,
     const auto one = timer.Time(WarmUpRuns, options.repeats, [] {}, [&] { pass(axis, b, in); });
     std::cout << "  pass along axis " << axis << ": median " << one.median << " ms\n";
   }
+}
+
+/** The mean of radius r as one pass (CudaBoxFilterAsync, which
+ * CudaMeanImageFilter runs for a 3-D image), checked as the passes are, then
+ * timed in turns with the D2D copy. */
+void
+MeasureBox(Results & results, DeviceTimer & timer, unsigned long n, const Options & options, unsigned int r)
+{
+  const size_t       count = static_cast<size_t>(n) * n * n;
+  std::vector<float> image(count);
+  FillPattern(image.data(), count, -1.0, 1.0, 21);
+  DeviceMemory input = AllocateDeviceMemory(count * sizeof(float));
+  DeviceMemory output = AllocateDeviceMemory(count * sizeof(float));
+  CUDA_CHECK(cudaMemcpy(input.get(), image.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+  auto *                in = static_cast<const float *>(input.get());
+  auto *                out = static_cast<float *>(output.get());
+  itk::CudaBoxGeometry  box{ { n, n, n }, { n, n, n }, { 0, 0, 0 }, { r, r, r } };
+  const double          taps = 2.0 * r + 1.0;
+  const auto            filter = [&] {
+    itk::CudaBoxFilterAsync(out, in, box, 1.0 / (taps * taps * taps), itk::CudaBoundary::ZeroFluxNeumann, 0.0, nullptr);
+  };
+  filter();
+  const std::string name = "Mean radius " + std::to_string(r);
+  CheckLine(image, out, n, std::vector<double>(2 * r + 1, 1.0 / taps), name + " box");
+  const std::string what = name + " float, one box pass (8 B/voxel floor)";
+  std::cout << "[" << CubeShape(n) << "] " << what << '\n';
+  DeviceMemory copied = AllocateDeviceMemory(count * sizeof(float));
+  const auto   copy = [&] {
+    CUDA_CHECK(cudaMemcpyAsync(copied.get(), in, count * sizeof(float), cudaMemcpyDeviceToDevice, nullptr));
+  };
+  const auto times = timer.TimeInTurns(WarmUpRuns, options.repeats, [] {}, copy, [] {}, filter);
+  results.Add({ what,
+                n,
+                CubeShape(n),
+                ToBandwidth(times.second, 2.0 * static_cast<double>(count) * sizeof(float)),
+                "GB/s",
+                "device-to-device cudaMemcpy of the image",
+                ToBandwidth(times.first, 2.0 * static_cast<double>(count) * sizeof(float)).median });
+  std::cout << "  " << name << " box: median " << times.second.median << " ms for " << count << " voxels; D2D copy "
+            << times.first.median << " ms\n";
 }
 
 /** One derivative stencil of an n^3 float image (nearest-pixel edges),
@@ -232,6 +287,7 @@ MeasureNeighborhoodKernels(Results & results, DeviceTimer & timer, unsigned long
   MeasureSeparable(results, timer, n, options, "Gaussian sigma 2", std::vector<double>(oper.Begin(), oper.End()));
   // CudaMeanImageFilter's passes for radius 2.
   MeasureSeparable(results, timer, n, options, "Mean radius 2", std::vector<double>(5, 1.0 / 5.0));
+  MeasureBox(results, timer, n, options, 2);
   // Central differences (spacing 1) and the 7-point Laplacian.
   itk::CudaStencilWeights derivative;
   for (unsigned int a = 0; a < 3; ++a)
