@@ -26,8 +26,11 @@
 // the tile and converted to double, P fused multiply-adds. The sums are ITK's
 // (t ascending, in double); a pass reads and writes each pixel of the buffer
 // once from device memory, plus the halo. Along x a block computes rows of
-// 256 to 2048 pixels (several rows of a short line at once); along a strided
-// axis, 32 neighbouring columns (coalesced) by 64 positions along the axis.
+// 256 to 2048 pixels (several rows of a short line at once), the tile laid
+// out by phase (see RowSlot) so that a window's reads need no address
+// arithmetic; along a strided axis, 32 neighbouring columns (coalesced) by 64
+// positions along the axis. The taps run in whole rounds of P with no test a
+// tap.
 
 namespace itk
 {
@@ -69,11 +72,7 @@ ReadPast(const TPixel * line, long long i, long long length, size_t stride, Cuda
 
 /** Copies positions first .. first + span - 1 of a line of `length` pixels
  * `stride` apart to the tile, at tile[Slot(j)] for position first + j, the
- * positions past the line's ends by the boundary condition. A tile inside the
- * line (most of them along a long axis) is read by the `lanes` threads of the
- * line LoadBatch loads at a time with no test a position (lanes * LoadBatch,
- * the tile's outputs, are all in the span), then its halo; a tile at an end
- * reads the part inside the line, then what the condition puts past it. */
+ * positions past the line's ends by the boundary condition. */
 template <typename TPixel, typename TSlot>
 __device__ inline void
 LoadTile(TPixel *       tile,
@@ -89,42 +88,36 @@ LoadTile(TPixel *       tile,
          TSlot          Slot)
 {
   const size_t step = static_cast<size_t>(lanes) * stride;
-  if (first >= 0 && first + static_cast<long long>(span) <= length)
-  {
-    const TPixel * from = line + (static_cast<size_t>(first) + lane) * stride;
-    TPixel         value[LoadBatch];
-#pragma unroll
-    for (unsigned k = 0; k < LoadBatch; ++k)
-    {
-      value[k] = *from;
-      from += step;
-    }
-#pragma unroll
-    for (unsigned k = 0; k < LoadBatch; ++k)
-    {
-      tile[Slot(k * lanes + lane)] = value[k];
-    }
-    for (unsigned j = LoadBatch * lanes + lane; j < span; j += lanes)
-    {
-      tile[Slot(j)] = *from;
-      from += step;
-    }
-    return;
-  }
-  // Positions jBegin .. jEnd - 1 of the tile are inside the line.
+  // Positions jBegin .. jEnd - 1 of the tile are inside the line (all of
+  // them for most tiles along a long axis): the `lanes` threads load them
+  // LoadBatch at a time in flight, each behind one test (the tile's outputs,
+  // lanes * LoadBatch), then the rest of the halo; last, what the boundary
+  // condition puts past the line's ends.
   const long long spanEnd = static_cast<long long>(span);
   const long long inside = length - first; // positions of the span before the line's end
   const unsigned  jBegin = static_cast<unsigned>(first >= 0 ? 0 : -first < spanEnd ? -first : spanEnd);
   const unsigned  jEnd = static_cast<unsigned>(inside <= jBegin ? jBegin : inside < spanEnd ? inside : spanEnd);
-  if (jBegin + lane < jEnd)
+  const TPixel *  from = line + (static_cast<size_t>(first + jBegin) + lane) * stride;
+  TPixel          value[LoadBatch];
+#pragma unroll
+  for (unsigned k = 0; k < LoadBatch; ++k)
   {
-    const TPixel * from = line + static_cast<size_t>(first + jBegin + lane) * stride;
-#pragma unroll 4
-    for (unsigned j = jBegin + lane; j < jEnd; j += lanes)
+    value[k] = jBegin + k * lanes + lane < jEnd ? *from : TPixel{};
+    from += step;
+  }
+#pragma unroll
+  for (unsigned k = 0; k < LoadBatch; ++k)
+  {
+    const unsigned j = jBegin + k * lanes + lane;
+    if (j < jEnd)
     {
-      tile[Slot(j)] = *from;
-      from += step;
+      tile[Slot(j)] = value[k];
     }
+  }
+  for (unsigned j = jBegin + LoadBatch * lanes + lane; j < jEnd; j += lanes)
+  {
+    tile[Slot(j)] = *from;
+    from += step;
   }
   for (unsigned j = lane; j < jBegin; j += lanes)
   {
@@ -136,10 +129,11 @@ LoadTile(TPixel *       tile,
   }
 }
 
-/** The P outputs at positions o0 .. o0 + P - 1 of a tile whose position j
- * is tile[Slot(j)] (the tile's position 0 is radius before output 0): a
- * window of P values in registers, ring-indexed so that every index is known
- * at compile time. */
+/** The P outputs at positions o0 .. o0 + P - 1 (o0 a multiple of P) of a
+ * tile whose position base + k is tile[Slot.At(base, k)] for base a multiple
+ * of P (the tile's position 0 is radius before output 0; the tile has one
+ * slot past its span): a window of P values in registers, ring-indexed so
+ * that every index is known at compile time. */
 template <unsigned P, typename TPixel, typename TSlot>
 __device__ inline void
 Accumulate(double (&sum)[P], const TPixel * tile, unsigned o0, const Weights & w, TSlot Slot)
@@ -149,30 +143,41 @@ Accumulate(double (&sum)[P], const TPixel * tile, unsigned o0, const Weights & w
   for (unsigned k = 0; k < P; ++k)
   {
     sum[k] = 0.0;
-    window[k] = static_cast<double>(tile[Slot(o0 + k)]);
+    window[k] = static_cast<double>(tile[Slot.At(o0, k)]);
   }
   // Before tap t, window[(p - o0) % P] is the tile's position p for p in [o0 + t, o0 + t + P).
-  for (unsigned t0 = 0; t0 < w.Taps; t0 += P)
+  // Whole rounds of P taps first, with no test a tap (the window's load after
+  // the last tap reads the slot past the span, which the tile has), then the
+  // last Taps % P.
+  unsigned t0 = 0;
+  for (; t0 + P <= w.Taps; t0 += P)
   {
 #pragma unroll
     for (unsigned u = 0; u < P; ++u)
     {
-      const unsigned t = t0 + u;
-      if (t >= w.Taps)
-      {
-        break;
-      }
-      const double weight = w.Values[t];
+      const double weight = w.Values[t0 + u];
 #pragma unroll
       for (unsigned k = 0; k < P; ++k)
       {
         sum[k] += weight * window[(k + u) % P];
       }
-      if (t + 1 < w.Taps)
-      {
-        window[u] = static_cast<double>(tile[Slot(o0 + t + P)]);
-      }
+      window[u] = static_cast<double>(tile[Slot.At(o0 + t0, u + P)]);
     }
+  }
+#pragma unroll
+  for (unsigned u = 0; u + 1 < P; ++u)
+  {
+    if (t0 + u >= w.Taps)
+    {
+      break;
+    }
+    const double weight = w.Values[t0 + u];
+#pragma unroll
+    for (unsigned k = 0; k < P; ++k)
+    {
+      sum[k] += weight * window[(k + u) % P];
+    }
+    window[u] = static_cast<double>(tile[Slot.At(o0 + t0, u + P)]);
   }
 }
 
@@ -198,14 +203,29 @@ Cropped(double sum, long long i, long long length, const Weights & w)
 constexpr unsigned int RowBlock = 256;
 constexpr unsigned int RowOutputs = 8; // per thread
 
-/** The tile's position j along x, skewed by one slot per 32 so that lanes
- * reading positions RowOutputs apart meet distinct banks. */
+/** The tile's position j along x: the RowOutputs positions j % RowOutputs
+ * (the phases) each in a run of Stride slots, Stride = 4 mod 8, so that
+ * lanes reading positions RowOutputs apart, and 32 lanes writing 32
+ * consecutive positions, meet distinct banks; a window's position at a
+ * compile-time offset from a multiple of RowOutputs is a constant offset. */
 struct RowSlot
 {
-  __host__ __device__ unsigned
+  unsigned Stride;
+  static __host__ __device__ unsigned
+  StrideFor(unsigned slots)
+  {
+    const unsigned run = (slots + RowOutputs - 1) / RowOutputs; // at least
+    return run + (12 - run % 8) % 8;
+  }
+  __device__ unsigned
   operator()(unsigned j) const
   {
-    return j + j / 32;
+    return j % RowOutputs * Stride + j / RowOutputs;
+  }
+  __device__ unsigned
+  At(unsigned base, unsigned k) const // base a multiple of RowOutputs
+  {
+    return k % RowOutputs * Stride + base / RowOutputs + k / RowOutputs;
   }
 };
 
@@ -228,11 +248,11 @@ __launch_bounds__(RowBlock) ConvolveRows(TPixel * __restrict__       out,
   const unsigned  lane = threadIdx.x % lanes;
   const unsigned  tile = lanes * RowOutputs;
   const unsigned  span = tile + 2 * w.Radius;
-  TPixel *        shared = reinterpret_cast<TPixel *>(sharedBytes) + group * RowSlot{}(span);
+  const RowSlot   slot{ RowSlot::StrideFor(span + 1) }; // a slot past the span: Accumulate()
+  TPixel *        shared = reinterpret_cast<TPixel *>(sharedBytes) + group * RowOutputs * slot.Stride;
   const long long length = static_cast<long long>(axis.Length);
   const long long radius = static_cast<long long>(w.Radius);
   const long long start = static_cast<long long>(blockIdx.x) * tile;
-  const RowSlot   slot;
   for (size_t first = static_cast<size_t>(blockIdx.y) * groups; first < axis.Outer;
        first += static_cast<size_t>(gridDim.y) * groups)
   {
@@ -289,10 +309,17 @@ struct ColumnSlot
   {
     return j * ColumnWidth + Column;
   }
+  __device__ unsigned
+  At(unsigned base, unsigned k) const
+  {
+    return (base + k) * ColumnWidth + Column;
+  }
 };
 
-/** Along a strided axis: blockIdx.x a group of 32 columns, blockIdx.y a tile
- * of 64 positions along the axis, blockIdx.z the outer index (grid-stride). */
+/** Along a strided axis: blockIdx.x a tile of 64 positions along the axis
+ * (the fastest, so that a tile's halo was just read by the tile before it and
+ * is still in L2) of a group of 32 columns, blockIdx.z the outer index
+ * (grid-stride). */
 template <typename TPixel>
 __global__ void
 __launch_bounds__(ColumnWidth * ColumnRows) ConvolveColumns(TPixel * __restrict__       out,
@@ -306,8 +333,9 @@ __launch_bounds__(ColumnWidth * ColumnRows) ConvolveColumns(TPixel * __restrict_
   TPixel *         tile = reinterpret_cast<TPixel *>(sharedBytes); // [span][ColumnWidth]
   const long long  length = static_cast<long long>(axis.Length);
   const long long  radius = static_cast<long long>(w.Radius);
-  const size_t     column = static_cast<size_t>(blockIdx.x) * ColumnWidth + threadIdx.x;
-  const long long  start = static_cast<long long>(blockIdx.y) * ColumnTile;
+  const unsigned   tiles = static_cast<unsigned>((axis.Length + ColumnTile - 1) / ColumnTile);
+  const size_t     column = static_cast<size_t>(blockIdx.x / tiles) * ColumnWidth + threadIdx.x;
+  const long long  start = static_cast<long long>(blockIdx.x % tiles) * ColumnTile;
   const unsigned   span = ColumnTile + 2 * w.Radius;
   const bool       inside = column < axis.Inner;
   const ColumnSlot slot{ threadIdx.x };
@@ -390,27 +418,27 @@ CudaConvolveAxisAsync(TPixel *                    out,
     }
     const unsigned int groups = RowBlock / lanes;
     const unsigned int tile = lanes * RowOutputs;
-    const size_t       shared = groups * RowSlot{}(tile + 2 * w.Radius) * sizeof(TPixel);
+    const size_t       shared = groups * RowOutputs * RowSlot::StrideFor(tile + 2 * w.Radius + 1) * sizeof(TPixel);
     const dim3         grid(GridCap((axis.Length + tile - 1) / tile, 0x7fffffff),
                     GridCap((axis.Outer + groups - 1) / groups, 65535));
     ConvolveRows<TPixel><<<grid, RowBlock, shared, stream>>>(out, in, axis, w, boundary, value, lanes);
     CUDA_CHECK_KERNEL_LAUNCH("ConvolveRows");
     return;
   }
-  const size_t shared = (ColumnTile + 2 * w.Radius) * ColumnWidth * sizeof(TPixel);
+  const size_t shared = (ColumnTile + 2 * w.Radius + 1) * ColumnWidth * sizeof(TPixel);
   if (shared > 48 * 1024)
   {
     CUDA_CHECK(cudaFuncSetAttribute(ConvolveColumns<TPixel>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(shared)));
   }
-  const dim3 grid(GridCap((axis.Inner + ColumnWidth - 1) / ColumnWidth, 0x7fffffff),
-                  GridCap((axis.Length + ColumnTile - 1) / ColumnTile, 65535),
-                  GridCap(axis.Outer, 65535));
-  if ((axis.Length + ColumnTile - 1) / ColumnTile > 65535)
+  const size_t tiles = (axis.Length + ColumnTile - 1) / ColumnTile;
+  const size_t groups = (axis.Inner + ColumnWidth - 1) / ColumnWidth;
+  if (tiles * groups > 0x7fffffff)
   {
     CudaCheckError(cudaErrorInvalidValue, __FILE__, __LINE__,
-                   "CudaConvolveAxisAsync: more than 4194240 (65535 x 64) pixels along a strided axis");
+                   "CudaConvolveAxisAsync: more than 2^31 - 1 tiles of 32 x 64 pixels across a strided axis");
   }
+  const dim3 grid(static_cast<unsigned>(tiles * groups), 1, GridCap(axis.Outer, 65535));
   ConvolveColumns<TPixel><<<grid, dim3(ColumnWidth, ColumnRows), shared, stream>>>(out, in, axis, w, boundary, value);
   CUDA_CHECK_KERNEL_LAUNCH("ConvolveColumns");
 }
