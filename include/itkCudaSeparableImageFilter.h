@@ -42,9 +42,9 @@ namespace itk
  * the output's region is copied out of the last pass. Everything is queued on
  * the output's stream, scratch buffers are freed in its order, and nothing
  * crosses to the host. Box passes (every weight of a pass one value: the mean
- * filters') over the three axes of a 3-D image run as one kernel instead
- * (CudaBoxFilterAsync: the input read and the output written once, no
- * intermediate volume) where its tiles fit. Float and double images (input
+ * filters') over the three axes of a 3-D image, a radius of 1 to 3 along
+ * each, run as one kernel instead (CudaBoxFilterAsync: the input read and the
+ * output written once, no intermediate volume). Float and double images (input
  * and output of one pixel type) whose passes take at most 255 taps run on the
  * GPU; otherwise,
  * and without a GPU or with GPUEnabled off, the ITK parent's code runs.

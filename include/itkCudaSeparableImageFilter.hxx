@@ -181,7 +181,7 @@ CudaSeparableImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUGene
     CudaBoundary    boundary = CudaBoundary::ZeroFluxNeumann;
     double          constant = 0.0;
     if (CudaDetail::BoxOfPasses(passes, inputRegion, outputRegion, box, scale, boundary, constant) &&
-        CudaBoxFilterTakes(box, sizeof(PixelType)))
+        CudaBoxFilterUnrolledRadius(box) > 0)
     {
       CudaBoxFilterAsync(out, in, box, scale, boundary, constant, stream);
       return;

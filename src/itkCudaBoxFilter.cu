@@ -40,29 +40,6 @@ constexpr size_t       BoxShared = 96 * 1024; // at most, so that two blocks fit
 constexpr unsigned int BoxOutputs = BoxX * BoxY;
 static_assert(BoxOutputs == 2 * BoxThreads, "two outputs a thread");
 
-/** Position i along an axis of `length` pixels as the boundary condition
- * reads it: in [0, length), or -1 for a constant (Constant) or nothing (Crop). */
-__device__ inline long long
-Position(long long i, long long length, CudaBoundary boundary)
-{
-  if (i >= 0 && i < length)
-  {
-    return i;
-  }
-  switch (boundary)
-  {
-    case CudaBoundary::ZeroFluxNeumann:
-      return i < 0 ? 0 : length - 1;
-    case CudaBoundary::Periodic:
-      i %= length;
-      return i < 0 ? i + length : i;
-    case CudaBoundary::Mirror:
-      return CudaMirrorPosition(i, length);
-    default: // Constant, Crop
-      return -1;
-  }
-}
-
 /** The box's positions inside [0, length) around position i. */
 __device__ inline double
 InsideCount(long long i, long long radius, long long length)
@@ -76,22 +53,24 @@ struct SharedLayout
 {
   size_t Ring;    // doubles: [2 rz + 1][BoxOutputs]
   size_t Rows;    // doubles: [BoxY + 2 ry][BoxX]
-  size_t Tile;    // pixels: [BoxY + 2 ry][BoxX + 2 rx]
+  size_t Tile;    // doubles: [BoxY + 2 ry][BoxX + 2 rx]
   size_t Bytes;
 };
 
-__host__ __device__ inline SharedLayout
-Layout(const CudaBoxGeometry & g, size_t pixelSize)
+inline SharedLayout
+Layout(const CudaBoxGeometry & g)
 {
   SharedLayout l{};
   l.Ring = (2 * static_cast<size_t>(g.Radius[2]) + 1) * BoxOutputs;
   l.Rows = (BoxY + 2 * static_cast<size_t>(g.Radius[1])) * BoxX;
   l.Tile = (BoxY + 2 * static_cast<size_t>(g.Radius[1])) * (BoxX + 2 * static_cast<size_t>(g.Radius[0]));
-  l.Bytes = (l.Ring + l.Rows) * sizeof(double) + l.Tile * pixelSize;
+  l.Bytes = (l.Ring + l.Rows + l.Tile) * sizeof(double);
   return l;
 }
 
-template <typename TPixel>
+/** R > 0: a radius of R along every axis, known at compile time (the loops
+ * over the box unrolled); R = 0: the geometry's radii. */
+template <typename TPixel, unsigned int R>
 __global__ void
 __launch_bounds__(BoxThreads) BoxFilter(TPixel * __restrict__       out,
                                         const TPixel * __restrict__ in,
@@ -102,24 +81,25 @@ __launch_bounds__(BoxThreads) BoxFilter(TPixel * __restrict__       out,
                                         unsigned int                planes)
 {
   extern __shared__ double sharedDoubles[];
-  const SharedLayout layout = Layout(g, sizeof(TPixel));
-  double *           ring = sharedDoubles;
-  double *           rowSums = ring + layout.Ring;
-  TPixel *           tile = reinterpret_cast<TPixel *>(rowSums + layout.Rows);
-  const unsigned     rx = g.Radius[0];
-  const unsigned     ry = g.Radius[1];
-  const long long    rz = g.Radius[2];
-  const unsigned     width = BoxX + 2 * rx;
-  const unsigned     depth = 2 * static_cast<unsigned>(rz) + 1;
-  const long long    inX = static_cast<long long>(g.InputSize[0]);
-  const long long    inY = static_cast<long long>(g.InputSize[1]);
-  const long long    inZ = static_cast<long long>(g.InputSize[2]);
-  const size_t       x0 = static_cast<size_t>(blockIdx.x) * BoxX;
-  const size_t       y0 = static_cast<size_t>(blockIdx.y) * BoxY;
-  const long long    q0 = static_cast<long long>(blockIdx.z) * planes; // the first output plane
-  const long long    outZ = static_cast<long long>(g.OutputSize[2]);
-  const long long    q1 = q0 + planes < outZ ? q0 + planes : outZ;
-  const TPixel       fill = boundary == CudaBoundary::Constant ? constant : TPixel{};
+  const unsigned  rx = R > 0 ? R : g.Radius[0];
+  const unsigned  ry = R > 0 ? R : g.Radius[1];
+  const unsigned  rz = R > 0 ? R : g.Radius[2];
+  const unsigned  width = BoxX + 2 * rx;
+  const unsigned  rows = BoxY + 2 * ry;
+  const unsigned  depth = 2 * rz + 1;
+  const unsigned  tilePixels = rows * width;
+  double *        ring = sharedDoubles;                // [depth][BoxOutputs]
+  double *        rowSums = ring + depth * BoxOutputs; // [rows][BoxX]
+  double *        tile = rowSums + rows * BoxX;      // [rows][width], converted once
+  const long long inX = static_cast<long long>(g.InputSize[0]);
+  const long long inY = static_cast<long long>(g.InputSize[1]);
+  const long long inZ = static_cast<long long>(g.InputSize[2]);
+  const size_t    x0 = static_cast<size_t>(blockIdx.x) * BoxX;
+  const size_t    y0 = static_cast<size_t>(blockIdx.y) * BoxY;
+  const long long q0 = static_cast<long long>(blockIdx.z) * planes; // the first output plane
+  const long long outZ = static_cast<long long>(g.OutputSize[2]);
+  const long long q1 = q0 + planes < outZ ? q0 + planes : outZ;
+  const TPixel    fill = boundary == CudaBoundary::Constant ? constant : TPixel{};
 
   // The in-plane offsets of this thread's tile pixels (-1: the fill), the
   // same in every plane (a plane has fewer than 2^31 pixels).
@@ -129,26 +109,46 @@ __launch_bounds__(BoxThreads) BoxFilter(TPixel * __restrict__       out,
   {
     const unsigned e = threadIdx.x + k * BoxThreads;
     source[k] = -1;
-    if (e < layout.Tile)
+    if (e < tilePixels)
     {
-      const long long x = Position(static_cast<long long>(x0 + g.Offset[0]) - rx + e % width, inX, boundary);
-      const long long y = Position(static_cast<long long>(y0 + g.Offset[1]) - ry + e / width, inY, boundary);
+      const long long left = static_cast<long long>(x0 + g.Offset[0]) - rx;
+      const long long top = static_cast<long long>(y0 + g.Offset[1]) - ry;
+      const long long x = CudaBoundaryPosition(left + e % width, inX, boundary);
+      const long long y = CudaBoundaryPosition(top + e / width, inY, boundary);
       source[k] = x < 0 || y < 0 ? -1 : static_cast<int>(y * inX + x);
     }
   }
-  TPixel next[BoxLoads];
+  TPixel     next[BoxLoads];
   const auto load = [&](long long p) { // input plane of output plane p
-    const long long z = Position(p + static_cast<long long>(g.Offset[2]), inZ, boundary);
+    const long long z = CudaBoundaryPosition(p + static_cast<long long>(g.Offset[2]), inZ, boundary);
     const TPixel *  plane = in + static_cast<size_t>(z < 0 ? 0 : z) * static_cast<size_t>(inX * inY);
 #pragma unroll
     for (unsigned k = 0; k < BoxLoads; ++k)
     {
-      next[k] = z >= 0 && source[k] >= 0 ? plane[source[k]] : fill;
+      if (threadIdx.x + k * BoxThreads < tilePixels)
+      {
+        next[k] = z >= 0 && source[k] >= 0 ? plane[source[k]] : fill;
+      }
     }
   };
 
+  // This thread's two outputs: column, rows `row` and row + BoxY / 2.
   const unsigned column = threadIdx.x % BoxX;
-  const unsigned row = threadIdx.x / BoxX; // and row + BoxY / 2
+  const unsigned row = threadIdx.x / BoxX;
+  const size_t   planeSize = g.OutputSize[0] * g.OutputSize[1];
+  size_t         target[2];
+  bool           inside[2];
+  double         cropXY[2]; // CudaBoundary::Crop: the box's pixels inside the buffer along x and y
+#pragma unroll
+  for (unsigned o = 0; o < 2; ++o)
+  {
+    const size_t x = x0 + column;
+    const size_t y = y0 + row + o * (BoxY / 2);
+    inside[o] = x < g.OutputSize[0] && y < g.OutputSize[1];
+    target[o] = y * g.OutputSize[0] + x;
+    cropXY[o] = InsideCount(static_cast<long long>(x + g.Offset[0]), rx, inX) *
+                InsideCount(static_cast<long long>(y + g.Offset[1]), ry, inY);
+  }
   load(q0 - rz);
   unsigned slot = 0; // the ring's slot of plane p
   for (long long p = q0 - rz; p < q1 + rz; ++p)
@@ -158,23 +158,23 @@ __launch_bounds__(BoxThreads) BoxFilter(TPixel * __restrict__       out,
     for (unsigned k = 0; k < BoxLoads; ++k)
     {
       const unsigned e = threadIdx.x + k * BoxThreads;
-      if (e < layout.Tile)
+      if (e < tilePixels)
       {
-        tile[e] = next[k];
+        tile[e] = static_cast<double>(next[k]);
       }
     }
     __syncthreads();
-    if (p + 1 < q1 + rz)
+    if (p + 1 < q1 + static_cast<long long>(rz))
     {
       load(p + 1); // in flight while this plane is summed
     }
-    for (unsigned e = threadIdx.x; e < layout.Rows; e += BoxThreads)
+    for (unsigned e = threadIdx.x; e < rows * BoxX; e += BoxThreads)
     {
-      const TPixel * from = tile + (e / BoxX) * width + e % BoxX;
+      const double * from = tile + (e / BoxX) * width + e % BoxX;
       double         sum = 0.0;
       for (unsigned t = 0; t <= 2 * rx; ++t)
       {
-        sum += static_cast<double>(from[t]);
+        sum += from[t];
       }
       rowSums[e] = sum;
     }
@@ -183,60 +183,85 @@ __launch_bounds__(BoxThreads) BoxFilter(TPixel * __restrict__       out,
 #pragma unroll
     for (unsigned o = 0; o < 2; ++o)
     {
-      const unsigned r = row + o * (BoxY / 2);
+      const double * from = rowSums + (row + o * (BoxY / 2)) * BoxX + column;
       double         sum = 0.0;
       for (unsigned t = 0; t <= 2 * ry; ++t)
       {
-        sum += rowSums[(r + t) * BoxX + column];
+        sum += from[t * BoxX];
       }
-      ring[slot * BoxOutputs + r * BoxX + column] = sum;
+      ring[slot * BoxOutputs + threadIdx.x + o * BoxThreads] = sum;
     }
     slot = slot + 1 == depth ? 0 : slot + 1;
-    const long long q = p - rz; // the output plane whose box is in the ring
+    const long long q = p - rz; // the output plane whose box (planes q - rz .. q + rz) is in the ring
     if (q < q0)
     {
       continue;
     }
+    const double cropZ = boundary == CudaBoundary::Crop ? InsideCount(q + static_cast<long long>(g.Offset[2]), rz, inZ) : 1.0;
 #pragma unroll
     for (unsigned o = 0; o < 2; ++o)
     {
-      const unsigned r = row + o * (BoxY / 2);
-      const size_t   x = x0 + column;
-      const size_t   y = y0 + r;
-      if (x >= g.OutputSize[0] || y >= g.OutputSize[1])
-      {
-        continue;
-      }
       double sum = 0.0;
-      for (unsigned k = 0, s = slot; k < depth; ++k, s = s + 1 == depth ? 0 : s + 1)
+      for (unsigned k = 0; k < depth; ++k) // in the ring's order: a sum of the same planes
       {
-        sum += ring[s * BoxOutputs + r * BoxX + column]; // planes q - rz .. q + rz
+        sum += ring[k * BoxOutputs + threadIdx.x + o * BoxThreads];
       }
-      if (boundary == CudaBoundary::Crop)
+      if (inside[o])
       {
-        sum /= InsideCount(static_cast<long long>(x + g.Offset[0]), rx, inX) *
-               InsideCount(static_cast<long long>(y + g.Offset[1]), ry, inY) *
-               InsideCount(q + static_cast<long long>(g.Offset[2]), rz, inZ);
+        const double value = boundary == CudaBoundary::Crop ? sum / (cropXY[o] * cropZ) : sum * scale;
+        out[static_cast<size_t>(q) * planeSize + target[o]] = static_cast<TPixel>(value);
       }
-      else
-      {
-        sum *= scale;
-      }
-      out[(static_cast<size_t>(q) * g.OutputSize[1] + y) * g.OutputSize[0] + x] = static_cast<TPixel>(sum);
     }
   }
 }
+
 } // namespace
 
 bool
-CudaBoxFilterTakes(const CudaBoxGeometry & geometry, size_t pixelSize)
+CudaBoxFilterTakes(const CudaBoxGeometry & geometry)
 {
-  const SharedLayout layout = Layout(geometry, pixelSize);
+  const SharedLayout layout = Layout(geometry);
   return layout.Bytes <= BoxShared && layout.Tile <= static_cast<size_t>(BoxLoads) * BoxThreads &&
          geometry.InputSize[0] * geometry.InputSize[1] <= 0x7fffffff &&
          (geometry.OutputSize[1] + BoxY - 1) / BoxY <= 65535 &&
          (geometry.OutputSize[0] + BoxX - 1) / BoxX <= 0x7fffffff;
 }
+
+unsigned int
+CudaBoxFilterUnrolledRadius(const CudaBoxGeometry & geometry)
+{
+  const unsigned int r = geometry.Radius[0];
+  return CudaBoxFilterTakes(geometry) && r >= 1 && r <= 3 && geometry.Radius[1] == r &&
+             geometry.Radius[2] == r
+           ? r
+           : 0;
+}
+
+namespace
+{
+template <typename TPixel, unsigned int R>
+void
+LaunchBoxFilter(TPixel *                out,
+                const TPixel *          in,
+                const CudaBoxGeometry & geometry,
+                double                  scale,
+                CudaBoundary            boundary,
+                double                  constant,
+                cudaStream_t            stream,
+                const dim3 &            grid,
+                unsigned int            run)
+{
+  const size_t shared = Layout(geometry).Bytes;
+  if (shared > 48 * 1024)
+  {
+    CUDA_CHECK(cudaFuncSetAttribute(BoxFilter<TPixel, R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(shared)));
+  }
+  BoxFilter<TPixel, R>
+    <<<grid, BoxThreads, shared, stream>>>(out, in, geometry, scale, boundary, static_cast<TPixel>(constant), run);
+  CUDA_CHECK_KERNEL_LAUNCH("BoxFilter");
+}
+} // namespace
 
 template <typename TPixel>
 void
@@ -248,7 +273,7 @@ CudaBoxFilterAsync(TPixel *                out,
                    double                  constant,
                    cudaStream_t            stream)
 {
-  if (!CudaBoxFilterTakes(geometry, sizeof(TPixel)))
+  if (!CudaBoxFilterTakes(geometry))
   {
     CudaCheckError(cudaErrorInvalidValue, __FILE__, __LINE__,
                    "CudaBoxFilterAsync: a box or a buffer this kernel does not take (see CudaBoxFilterTakes)");
@@ -265,18 +290,23 @@ CudaBoxFilterAsync(TPixel *                out,
   const size_t shortest = std::max<size_t>(8, 4 * static_cast<size_t>(geometry.Radius[2]));
   const size_t runs = std::max<size_t>(
     1, std::min({ (4096 + tilesX * tilesY - 1) / (tilesX * tilesY), planes / shortest, size_t{ 65535 } }));
-  const size_t run = (planes + runs - 1) / runs;
-  const size_t shared = Layout(geometry, sizeof(TPixel)).Bytes;
-  if (shared > 48 * 1024)
-  {
-    CUDA_CHECK(cudaFuncSetAttribute(BoxFilter<TPixel>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(shared)));
-  }
-  const dim3 grid(static_cast<unsigned int>(tilesX), static_cast<unsigned int>(tilesY),
+  const auto   run = static_cast<unsigned int>((planes + runs - 1) / runs);
+  const dim3   grid(static_cast<unsigned int>(tilesX), static_cast<unsigned int>(tilesY),
                   static_cast<unsigned int>((planes + run - 1) / run));
-  BoxFilter<TPixel><<<grid, BoxThreads, shared, stream>>>(
-    out, in, geometry, scale, boundary, static_cast<TPixel>(constant), static_cast<unsigned int>(run));
-  CUDA_CHECK_KERNEL_LAUNCH("BoxFilter");
+  switch (CudaBoxFilterUnrolledRadius(geometry))
+  {
+    case 1:
+      LaunchBoxFilter<TPixel, 1>(out, in, geometry, scale, boundary, constant, stream, grid, run);
+      break;
+    case 2:
+      LaunchBoxFilter<TPixel, 2>(out, in, geometry, scale, boundary, constant, stream, grid, run);
+      break;
+    case 3:
+      LaunchBoxFilter<TPixel, 3>(out, in, geometry, scale, boundary, constant, stream, grid, run);
+      break;
+    default:
+      LaunchBoxFilter<TPixel, 0>(out, in, geometry, scale, boundary, constant, stream, grid, run);
+  }
 }
 
 template CudaCommon_EXPORT void

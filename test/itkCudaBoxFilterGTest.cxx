@@ -145,7 +145,7 @@ template <typename TPixel>
 void
 ExpectBoxLikeHost(const CudaBoxGeometry & g, const std::string & what)
 {
-  ASSERT_TRUE(itk::CudaBoxFilterTakes(g, sizeof(TPixel))) << what;
+  ASSERT_TRUE(itk::CudaBoxFilterTakes(g)) << what;
   const size_t inputCount = g.InputSize[0] * g.InputSize[1] * g.InputSize[2];
   const size_t outputCount = g.OutputSize[0] * g.OutputSize[1] * g.OutputSize[2];
   std::vector<TPixel>                    input(inputCount);
@@ -190,12 +190,17 @@ ExpectBoxLikeHost(const CudaBoxGeometry & g, const std::string & what)
 TEST(CudaBoxFilter, SumsTheBoxLikeTheHostForEveryBoundaryCondition)
 {
   ITK_CUDA_SKIP_WITHOUT_GPU();
+  // One radius of 1 to 3 along every axis runs the unrolled kernels, any
+  // other the loops over the radii: both on each kind of case.
   // The whole buffer, partial tiles along x and y.
   ExpectBoxLikeHost<float>({ { 37, 21, 13 }, { 37, 21, 13 }, { 0, 0, 0 }, { 2, 2, 2 } }, "37 x 21 x 13, radius 2");
   // A piece of a larger buffer (the input padded around it, as ITK streams).
   ExpectBoxLikeHost<float>({ { 45, 30, 20 }, { 33, 17, 9 }, { 5, 6, 4 }, { 2, 3, 1 } }, "a piece, radii 2, 3, 1");
+  ExpectBoxLikeHost<float>({ { 45, 30, 20 }, { 33, 17, 9 }, { 5, 6, 4 }, { 3, 3, 3 } }, "a piece, radius 3");
   // Radii larger than the image: the conditions apply more than once.
   ExpectBoxLikeHost<double>({ { 5, 4, 3 }, { 5, 4, 3 }, { 0, 0, 0 }, { 7, 6, 2 } }, "5 x 4 x 3, radii 7, 6, 2");
+  ExpectBoxLikeHost<double>({ { 5, 4, 3 }, { 5, 4, 3 }, { 0, 0, 0 }, { 3, 3, 3 } }, "5 x 4 x 3, radius 3");
+  ExpectBoxLikeHost<float>({ { 70, 40, 300 }, { 70, 40, 300 }, { 0, 0, 0 }, { 1, 1, 1 } }, "70 x 40 x 300, radius 1");
   // A radius of 0 on two axes, several runs of planes along z.
   ExpectBoxLikeHost<float>(
     { { 70, 40, 300 }, { 70, 40, 300 }, { 0, 0, 0 }, { 0, 1, 0 } }, "70 x 40 x 300, radii 0, 1, 0");
@@ -207,7 +212,7 @@ TEST(CudaBoxFilter, RefusesABoxItsTilesDoNotHold)
 {
   ITK_CUDA_SKIP_WITHOUT_GPU();
   const CudaBoxGeometry g{ { 64, 64, 64 }, { 64, 64, 64 }, { 0, 0, 0 }, { 40, 40, 40 } };
-  EXPECT_FALSE(itk::CudaBoxFilterTakes(g, sizeof(float)));
+  EXPECT_FALSE(itk::CudaBoxFilterTakes(g));
   auto        in = DeviceCopy(std::vector<float>{}, 64 * 64 * 64);
   auto        out = DeviceCopy(std::vector<float>{}, 64 * 64 * 64);
   std::string message;

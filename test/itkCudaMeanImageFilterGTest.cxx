@@ -101,6 +101,7 @@ TEST_P(CudaMeanTest, AveragesLikeITK)
   const bool gpu = GetParam();
   ExpectBothMeansLikeITK<float, 3>(gpu, { { 37, 23, 11 } }, { { 2, 2, 2 } }, "float 3-D, radius 2");
   ExpectBothMeansLikeITK<float, 3>(gpu, { { 40, 31, 19 } }, { { 1, 3, 0 } }, "float 3-D, radii 1, 3, 0");
+  ExpectBothMeansLikeITK<double, 3>(gpu, { { 19, 17, 15 } }, { { 1, 1, 1 } }, "double 3-D, radius 1");
   ExpectBothMeansLikeITK<double, 2>(gpu, { { 64, 9 } }, { { 4, 1 } }, "double 2-D, radii 4, 1");
   ExpectBothMeansLikeITK<float, 4>(gpu, { { 9, 8, 7, 6 } }, { { 1, 1, 1, 1 } }, "float 4-D, radius 1");
   ExpectBothMeansLikeITK<float, 1>(gpu, { { 3000 } }, { { 5 } }, "float 1-D, radius 5");
@@ -113,6 +114,8 @@ TEST_P(CudaMeanTest, StreamedPiecesAreTheWholeImage)
 {
   ITK_CUDA_SKIP_WITHOUT_GPU_IF(GetParam());
   ExpectBothMeansLikeITK<float, 3>(GetParam(), { { 33, 29, 24 } }, { { 2, 1, 3 } }, "five pieces", 5);
+  // One radius on every axis: one box pass a piece (CudaBoxFilterAsync).
+  ExpectBothMeansLikeITK<float, 3>(GetParam(), { { 33, 29, 24 } }, { { 2, 2, 2 } }, "five pieces, radius 2", 5);
 }
 
 TEST_P(CudaMeanTest, RunsITKsCodeWhereTheGPUPathDoesNotApply)
