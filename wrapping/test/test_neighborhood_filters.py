@@ -64,6 +64,40 @@ def test_discrete_gaussian(code, gpu_enabled):
     assert_near(gaussian.GetOutput(), cpu.GetOutput(), code)
 
 
+@pytest.mark.parametrize("condition", ["ZeroFluxNeumannBoundaryCondition", "ConstantBoundaryCondition",
+                                       "PeriodicBoundaryCondition", "CudaMirrorBoundaryCondition"])
+@pytest.mark.parametrize("gpu_enabled", PATHS)
+def test_gaussian_boundary_conditions(condition, gpu_enabled):
+    """ITK's boundary conditions and CudaCommon's mirror, for the CudaImage
+    (SetInputBoundaryCondition) and ITK's real image of the Gaussian's
+    intermediate passes (SetRealBoundaryCondition), made and set from Python:
+    the GPU path takes each (its output is made on the device, so reading it
+    downloads it once) and equals ITK's code given the same conditions."""
+    skip_without_gpu(gpu_enabled)
+    image, _ = random_image("F", 3, seed=45)
+    image_type = type(image)
+
+    def gaussian(gpu):
+        conditions = [getattr(itk, condition)[t]() for t in (image_type, itk.Image[itk.F, 3])]
+        if condition == "ConstantBoundaryCondition":
+            for c in conditions:
+                c.SetConstant(0.25)
+        g = itk.CudaDiscreteGaussianImageFilter[image_type, image_type].New(image, GPUEnabled=gpu)
+        g.SetVariance(4.0)
+        g.SetUseImageSpacing(False)
+        g.SetInputBoundaryCondition(conditions[0])
+        g.SetRealBoundaryCondition(conditions[1])
+        g.Update()
+        output = g.GetOutput()
+        values = np.array(output)
+        return values, output.GetTransferStatistics()["DeviceToHostCount"]
+
+    values, downloads = gaussian(gpu_enabled)
+    reference, _ = gaussian(False)
+    assert downloads == (1 if gpu_enabled else 0)
+    assert_near(values, reference, "F")
+
+
 @pytest.mark.parametrize("name,crop", [("mean", False), ("box_mean", True)])
 @pytest.mark.parametrize("code", ["F", "D"])
 @pytest.mark.parametrize("gpu_enabled", PATHS)
