@@ -81,6 +81,10 @@ __launch_bounds__(BoxThreads) BoxFilter(TPixel * __restrict__       out,
                                         unsigned int                planes)
 {
   extern __shared__ double sharedDoubles[];
+  __builtin_assume(threadIdx.x < BoxThreads);
+  // The tile pixels a thread loads: known at compile time for R > 0.
+  constexpr unsigned Loads = R > 0 ? ((BoxY + 2 * R) * (BoxX + 2 * R) + BoxThreads - 1) / BoxThreads : BoxLoads;
+  static_assert(Loads <= BoxLoads, "a tile of BoxLoads pixels a thread at most");
   const unsigned  rx = R > 0 ? R : g.Radius[0];
   const unsigned  ry = R > 0 ? R : g.Radius[1];
   const unsigned  rz = R > 0 ? R : g.Radius[2];
@@ -103,9 +107,9 @@ __launch_bounds__(BoxThreads) BoxFilter(TPixel * __restrict__       out,
 
   // The in-plane offsets of this thread's tile pixels (-1: the fill), the
   // same in every plane (a plane has fewer than 2^31 pixels).
-  int source[BoxLoads];
+  int source[Loads];
 #pragma unroll
-  for (unsigned k = 0; k < BoxLoads; ++k)
+  for (unsigned k = 0; k < Loads; ++k)
   {
     const unsigned e = threadIdx.x + k * BoxThreads;
     source[k] = -1;
@@ -118,12 +122,12 @@ __launch_bounds__(BoxThreads) BoxFilter(TPixel * __restrict__       out,
       source[k] = x < 0 || y < 0 ? -1 : static_cast<int>(y * inX + x);
     }
   }
-  TPixel     next[BoxLoads];
+  TPixel     next[Loads];
   const auto load = [&](long long p) { // input plane of output plane p
     const long long z = CudaBoundaryPosition(p + static_cast<long long>(g.Offset[2]), inZ, boundary);
     const TPixel *  plane = in + static_cast<size_t>(z < 0 ? 0 : z) * static_cast<size_t>(inX * inY);
 #pragma unroll
-    for (unsigned k = 0; k < BoxLoads; ++k)
+    for (unsigned k = 0; k < Loads; ++k)
     {
       if (threadIdx.x + k * BoxThreads < tilePixels)
       {
@@ -155,7 +159,7 @@ __launch_bounds__(BoxThreads) BoxFilter(TPixel * __restrict__       out,
   {
     __syncthreads(); // the last plane's tile and row sums are read
 #pragma unroll
-    for (unsigned k = 0; k < BoxLoads; ++k)
+    for (unsigned k = 0; k < Loads; ++k)
     {
       const unsigned e = threadIdx.x + k * BoxThreads;
       if (e < tilePixels)
