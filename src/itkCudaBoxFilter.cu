@@ -23,8 +23,8 @@
 // along z: for each input plane it loads the tile with its x-y halo into
 // shared memory (the next plane's loads in flight while this one is summed),
 // sums along x, then along y, and keeps the plane sums of its pixels in a
-// ring of 2 rz + 1 planes; an output is the sum of its ring once the planes
-// of its box are in. The input is read about once from device memory (the
+// ring of 2 rz + 1 planes (in registers for the unrolled radii); an output is
+// the sum of its ring, oldest plane first, once the planes of its box are in. The input is read about once from device memory (the
 // halos of neighbouring tiles and runs mostly from L2), the output written
 // once; no intermediate volume. Sums in double, as the passes'.
 
@@ -51,10 +51,10 @@ InsideCount(long long i, long long radius, long long length)
 
 struct SharedLayout
 {
-  size_t Ring;    // doubles: [2 rz + 1][BoxOutputs]
-  size_t Rows;    // doubles: [BoxY + 2 ry][BoxX]
-  size_t Tile;    // doubles: [BoxY + 2 ry][BoxX + 2 rx]
-  size_t Bytes;
+  size_t Rows;  // doubles: [BoxY + 2 ry][BoxX]
+  size_t Tile;  // doubles: [BoxY + 2 ry][BoxX + 2 rx]
+  size_t Ring;  // doubles: [2 rz + 1][BoxOutputs], the loops' form only
+  size_t Bytes; // all three
 };
 
 inline SharedLayout
@@ -69,7 +69,8 @@ Layout(const CudaBoxGeometry & g)
 }
 
 /** R > 0: a radius of R along every axis, known at compile time (the loops
- * over the box unrolled); R = 0: the geometry's radii. */
+ * over the box unrolled, the ring of plane sums in registers); R = 0: the
+ * geometry's radii (the ring in shared memory). */
 template <typename TPixel, unsigned int R>
 __global__ void
 __launch_bounds__(BoxThreads) BoxFilter(TPixel * __restrict__       out,
@@ -92,9 +93,9 @@ __launch_bounds__(BoxThreads) BoxFilter(TPixel * __restrict__       out,
   const unsigned  rows = BoxY + 2 * ry;
   const unsigned  depth = 2 * rz + 1;
   const unsigned  tilePixels = rows * width;
-  double *        ring = sharedDoubles;                // [depth][BoxOutputs]
-  double *        rowSums = ring + depth * BoxOutputs; // [rows][BoxX]
-  double *        tile = rowSums + rows * BoxX;      // [rows][width], converted once
+  double *        rowSums = sharedDoubles;        // [rows][BoxX]
+  double *        tile = rowSums + rows * BoxX;   // [rows][width], converted once
+  double *        sharedRing = tile + tilePixels; // R = 0: [depth][BoxOutputs]
   const long long inX = static_cast<long long>(g.InputSize[0]);
   const long long inY = static_cast<long long>(g.InputSize[1]);
   const long long inZ = static_cast<long long>(g.InputSize[2]);
@@ -103,6 +104,7 @@ __launch_bounds__(BoxThreads) BoxFilter(TPixel * __restrict__       out,
   const long long q0 = static_cast<long long>(blockIdx.z) * planes; // the first output plane
   const long long outZ = static_cast<long long>(g.OutputSize[2]);
   const long long q1 = q0 + planes < outZ ? q0 + planes : outZ;
+  const long long end = q1 + rz; // past the last input plane of the run
   const TPixel    fill = boundary == CudaBoundary::Constant ? constant : TPixel{};
 
   // The in-plane offsets of this thread's tile pixels (-1: the fill), the
@@ -136,9 +138,10 @@ __launch_bounds__(BoxThreads) BoxFilter(TPixel * __restrict__       out,
     }
   };
 
-  // This thread's two outputs: column, rows `row` and row + BoxY / 2.
+  // This thread's two outputs: one column, two adjacent rows (their sums
+  // along y share 2 ry of their 2 ry + 1 row sums).
   const unsigned column = threadIdx.x % BoxX;
-  const unsigned row = threadIdx.x / BoxX;
+  const unsigned row = 2 * (threadIdx.x / BoxX);
   const size_t   planeSize = g.OutputSize[0] * g.OutputSize[1];
   size_t         target[2];
   bool           inside[2];
@@ -147,16 +150,17 @@ __launch_bounds__(BoxThreads) BoxFilter(TPixel * __restrict__       out,
   for (unsigned o = 0; o < 2; ++o)
   {
     const size_t x = x0 + column;
-    const size_t y = y0 + row + o * (BoxY / 2);
+    const size_t y = y0 + row + o;
     inside[o] = x < g.OutputSize[0] && y < g.OutputSize[1];
     target[o] = y * g.OutputSize[0] + x;
     cropXY[o] = InsideCount(static_cast<long long>(x + g.Offset[0]), rx, inX) *
                 InsideCount(static_cast<long long>(y + g.Offset[1]), ry, inY);
   }
-  load(q0 - rz);
-  unsigned slot = 0; // the ring's slot of plane p
-  for (long long p = q0 - rz; p < q1 + rz; ++p)
-  {
+
+  // The sums over x and y of the box around this thread's outputs in input
+  // plane p (its loads issued by the step before), the next plane's loads
+  // started.
+  const auto planeSums = [&](long long p, double (&sums)[2]) {
     __syncthreads(); // the last plane's tile and row sums are read
 #pragma unroll
     for (unsigned k = 0; k < Loads; ++k)
@@ -168,7 +172,7 @@ __launch_bounds__(BoxThreads) BoxFilter(TPixel * __restrict__       out,
       }
     }
     __syncthreads();
-    if (p + 1 < q1 + static_cast<long long>(rz))
+    if (p + 1 < end)
     {
       load(p + 1); // in flight while this plane is summed
     }
@@ -183,37 +187,86 @@ __launch_bounds__(BoxThreads) BoxFilter(TPixel * __restrict__       out,
       rowSums[e] = sum;
     }
     __syncthreads();
-    // Each thread's ring slots are its own: no barrier for them.
+    const double * from = rowSums + row * BoxX + column;
+    double         first = from[0];
+    double         second = 0.0;
+    for (unsigned t = 1; t <= 2 * ry; ++t)
+    {
+      const double value = from[t * BoxX];
+      first += value;
+      second += value;
+    }
+    sums[0] = first;
+    sums[1] = second + from[(2 * ry + 1) * BoxX];
+  };
+  // Output plane q from the sums of its box's planes.
+  const auto write = [&](long long q, const double (&sums)[2]) {
+    const double cropZ =
+      boundary == CudaBoundary::Crop ? InsideCount(q + static_cast<long long>(g.Offset[2]), rz, inZ) : 1.0;
 #pragma unroll
     for (unsigned o = 0; o < 2; ++o)
     {
-      const double * from = rowSums + (row + o * (BoxY / 2)) * BoxX + column;
-      double         sum = 0.0;
-      for (unsigned t = 0; t <= 2 * ry; ++t)
-      {
-        sum += from[t * BoxX];
-      }
-      ring[slot * BoxOutputs + threadIdx.x + o * BoxThreads] = sum;
-    }
-    slot = slot + 1 == depth ? 0 : slot + 1;
-    const long long q = p - rz; // the output plane whose box (planes q - rz .. q + rz) is in the ring
-    if (q < q0)
-    {
-      continue;
-    }
-    const double cropZ = boundary == CudaBoundary::Crop ? InsideCount(q + static_cast<long long>(g.Offset[2]), rz, inZ) : 1.0;
-#pragma unroll
-    for (unsigned o = 0; o < 2; ++o)
-    {
-      double sum = 0.0;
-      for (unsigned k = 0; k < depth; ++k) // in the ring's order: a sum of the same planes
-      {
-        sum += ring[k * BoxOutputs + threadIdx.x + o * BoxThreads];
-      }
       if (inside[o])
       {
-        const double value = boundary == CudaBoundary::Crop ? sum / (cropXY[o] * cropZ) : sum * scale;
+        const double value = boundary == CudaBoundary::Crop ? sums[o] / (cropXY[o] * cropZ) : sums[o] * scale;
         out[static_cast<size_t>(q) * planeSize + target[o]] = static_cast<TPixel>(value);
+      }
+    }
+  };
+
+  load(q0 - rz);
+  if constexpr (R > 0)
+  {
+    // The ring in registers: the plane loop unrolled by the ring's length,
+    // so that every slot is known at compile time; an output sums its
+    // planes oldest first.
+    constexpr unsigned Depth = 2 * R + 1;
+    double             ring[Depth][2];
+    for (long long p = q0 - R;;)
+    {
+#pragma unroll
+      for (unsigned s = 0; s < Depth; ++s, ++p)
+      {
+        if (p >= end)
+        {
+          return;
+        }
+        planeSums(p, ring[s]);
+        if (p - static_cast<long long>(R) >= q0)
+        {
+          double sums[2] = { 0.0, 0.0 };
+#pragma unroll
+          for (unsigned k = 1; k <= Depth; ++k)
+          {
+            sums[0] += ring[(s + k) % Depth][0];
+            sums[1] += ring[(s + k) % Depth][1];
+          }
+          write(p - R, sums);
+        }
+      }
+    }
+  }
+  else
+  {
+    // Each thread's ring slots are its own: no barrier for them.
+    unsigned slot = 0; // the ring's slot of plane p
+    for (long long p = q0 - rz; p < end; ++p)
+    {
+      double plane[2];
+      planeSums(p, plane);
+      sharedRing[slot * BoxOutputs + threadIdx.x] = plane[0];
+      sharedRing[slot * BoxOutputs + threadIdx.x + BoxThreads] = plane[1];
+      slot = slot + 1 == depth ? 0 : slot + 1;
+      if (p - static_cast<long long>(rz) >= q0)
+      {
+        double sums[2] = { 0.0, 0.0 };
+        for (unsigned k = 0; k < depth; ++k) // oldest first: slot is the oldest now
+        {
+          const unsigned from = (slot + k < depth ? slot + k : slot + k - depth) * BoxOutputs + threadIdx.x;
+          sums[0] += sharedRing[from];
+          sums[1] += sharedRing[from + BoxThreads];
+        }
+        write(p - rz, sums);
       }
     }
   }
@@ -255,7 +308,8 @@ LaunchBoxFilter(TPixel *                out,
                 const dim3 &            grid,
                 unsigned int            run)
 {
-  const size_t shared = Layout(geometry).Bytes;
+  const SharedLayout layout = Layout(geometry);
+  const size_t       shared = R > 0 ? layout.Bytes - layout.Ring * sizeof(double) : layout.Bytes;
   if (shared > 48 * 1024)
   {
     CUDA_CHECK(cudaFuncSetAttribute(BoxFilter<TPixel, R>, cudaFuncAttributeMaxDynamicSharedMemorySize,

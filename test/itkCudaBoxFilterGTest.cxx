@@ -206,6 +206,12 @@ TEST(CudaBoxFilter, SumsTheBoxLikeTheHostForEveryBoundaryCondition)
     { { 70, 40, 300 }, { 70, 40, 300 }, { 0, 0, 0 }, { 0, 1, 0 } }, "70 x 40 x 300, radii 0, 1, 0");
   ExpectBoxLikeHost<double>(
     { { 66, 18, 150 }, { 66, 18, 150 }, { 0, 0, 0 }, { 1, 1, 3 } }, "double 66 x 18 x 150, radii 1, 1, 3");
+  // Runs whose plane counts are not multiples of the ring's length (the
+  // unrolled kernels step through their ring of registers 2 r + 1 planes at
+  // a time), and a last run shorter than the others.
+  ExpectBoxLikeHost<float>({ { 50, 20, 97 }, { 50, 20, 97 }, { 0, 0, 0 }, { 2, 2, 2 } }, "50 x 20 x 97, radius 2");
+  ExpectBoxLikeHost<double>(
+    { { 40, 33, 131 }, { 40, 33, 131 }, { 0, 0, 0 }, { 3, 3, 3 } }, "double 40 x 33 x 131, radius 3");
 }
 
 TEST(CudaBoxFilter, RefusesABoxItsTilesDoNotHold)
