@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 // How the reductions run: one launch of a grid-stride kernel (at most
 // MaxBlocks blocks of BlockSize threads), each thread folding its pixels in
@@ -75,6 +76,71 @@ Fold(CudaPixelStatistics<T> & s, T value, unsigned long long position)
     if (WithPositions)
     {
       s.PositionOfMaximum = position;
+    }
+  }
+}
+
+/** Fold a pack of N pixels, the first at `position`: as N calls of Fold, the
+ * pack's extrema found before one position is computed; the sums of 8-bit
+ * pixels added in integers first (exact, so equal to the sums in double). */
+template <bool WithPositions, typename T, unsigned int N>
+__device__ __forceinline__ void
+FoldPack(CudaPixelStatistics<T> & s, const Pack<T, N> & pack, unsigned long long position)
+{
+  T   minimum = s.Minimum;
+  T   maximum = s.Maximum;
+  int minimumAt = -1;
+  int maximumAt = -1;
+  if constexpr (sizeof(T) == 1 && std::is_integral<T>::value)
+  {
+    int          sum = 0;     // |sum| < 16 * 256
+    unsigned int squares = 0; // < 16 * 65536
+#pragma unroll
+    for (unsigned int j = 0; j < N; ++j)
+    {
+      const int value = pack.Value[j];
+      sum += value;
+      squares += static_cast<unsigned int>(value * value);
+    }
+    s.Sum += static_cast<double>(sum);
+    s.SumOfSquares += static_cast<double>(squares);
+  }
+  else
+  {
+#pragma unroll
+    for (unsigned int j = 0; j < N; ++j)
+    {
+      const double real = static_cast<double>(pack.Value[j]);
+      s.Sum += real;
+      s.SumOfSquares = fma(real, real, s.SumOfSquares);
+    }
+  }
+#pragma unroll
+  for (unsigned int j = 0; j < N; ++j)
+  {
+    const T value = pack.Value[j];
+    if (value < minimum)
+    {
+      minimum = value;
+      minimumAt = static_cast<int>(j);
+    }
+    if (value > maximum)
+    {
+      maximum = value;
+      maximumAt = static_cast<int>(j);
+    }
+  }
+  s.Minimum = minimum;
+  s.Maximum = maximum;
+  if (WithPositions)
+  {
+    if (minimumAt >= 0)
+    {
+      s.PositionOfMinimum = position + static_cast<unsigned int>(minimumAt);
+    }
+    if (maximumAt >= 0)
+    {
+      s.PositionOfMaximum = position + static_cast<unsigned int>(maximumAt);
     }
   }
 }
@@ -142,25 +208,12 @@ ReduceRun(const T * __restrict__ in,
   {
     const Pack<T, N> a = packed[k];
     const Pack<T, N> b = packed[k + stride];
-#pragma unroll
-    for (unsigned int j = 0; j < N; ++j)
-    {
-      Fold<WithPositions>(s, a.Value[j], first + head + k * N + j);
-    }
-#pragma unroll
-    for (unsigned int j = 0; j < N; ++j)
-    {
-      Fold<WithPositions>(s, b.Value[j], first + head + (k + stride) * N + j);
-    }
+    FoldPack<WithPositions>(s, a, first + head + k * N);
+    FoldPack<WithPositions>(s, b, first + head + (k + stride) * N);
   }
   if (k < packs)
   {
-    const Pack<T, N> a = packed[k];
-#pragma unroll
-    for (unsigned int j = 0; j < N; ++j)
-    {
-      Fold<WithPositions>(s, a.Value[j], first + head + k * N + j);
-    }
+    FoldPack<WithPositions>(s, packed[k], first + head + k * N);
   }
   const size_t tail = head + packs * N + thread;
   if (tail < count)
