@@ -119,6 +119,21 @@ MeasureRegionKernels(Results & results, DeviceTimer & timer, unsigned long n, co
                                                  wholeRegion, innerRegion.GetIndex(), sizeof(float), nullptr);
                     });
 
+  // The same copy by the CUDA runtime's own strided copy (cudaMemcpy3DAsync
+  // between pitched device buffers): what the hardware gives a box copy
+  // whose rows are 1/16 shorter than their pitch, the crop's floor.
+  MeasureRegionWork(results, timer, n, options, "crop by cudaMemcpy3DAsync float (the runtime's strided copy)",
+                    outBuffer.get(), wholeBuffer.get(), small * sizeof(float), 2.0 * small * sizeof(float), expected,
+                    [&] {
+                      cudaMemcpy3DParms copy{};
+                      copy.srcPtr = make_cudaPitchedPtr(wholeBuffer.get(), n * sizeof(float), n, n);
+                      copy.srcPos = make_cudaPos(b * sizeof(float), b, b);
+                      copy.dstPtr = make_cudaPitchedPtr(outBuffer.get(), m * sizeof(float), m, m);
+                      copy.extent = make_cudaExtent(m * sizeof(float), m, m);
+                      copy.kind = cudaMemcpyDeviceToDevice;
+                      CUDA_CHECK(cudaMemcpy3DAsync(&copy, nullptr));
+                    });
+
   // The same box one pixel further along x: its rows start 4 bytes past 16, so 4-byte words.
   const Region shifted({ { static_cast<itk::IndexValueType>(b + 1), static_cast<itk::IndexValueType>(b),
                            static_cast<itk::IndexValueType>(b) } },
