@@ -20,16 +20,19 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 // One kernel writes every box of the region filters: each pixel of the
 // written box once, from the inner box's buffer or the constant inside the
 // inner box, from the outer buffer or the constant (or left alone) outside
 // it. Crop/Extract/Paste in place are its copies, ConstantPad and Paste its
-// compositions, the fills its constants. A warp walks a piece of a row (x
-// fastest) in words of 16, 8, 4, 2 or 1 bytes: the widest that every
-// address, pitch and box edge of the launch allows, so a float box at
-// 16-byte multiples moves as uint4. A copy of a box that is one contiguous
-// range on both sides is a cudaMemcpyAsync.
+// compositions, the fills its constants. A warp's work item is 256 words
+// (x fastest) of 16, 8, 4, 2 or 1 bytes: the widest that every address,
+// pitch and box edge of the launch allows, so a float box at 16-byte
+// multiples moves as uint4. Rows of 256 words or more are cut into items;
+// shorter rows are walked as one run of words, an item spanning rows, so no
+// lane idles at a row's end. A copy of a box that is one contiguous range on
+// both sides is a cudaMemcpyAsync.
 
 namespace itk
 {
@@ -84,7 +87,7 @@ RowStart(const BufferWalk & walk, size_t y, size_t z)
   return ((walk.Start[2] + z) * walk.Rows + walk.Start[1] + y) * walk.RowWords + walk.Start[0];
 }
 
-template <typename TWord>
+template <typename TWord, typename TIndex>
 __global__ void
 ComposeBox(TWord * __restrict__       out,
            const TWord * __restrict__ inner,
@@ -94,15 +97,17 @@ ComposeBox(TWord * __restrict__       out,
 {
   constexpr unsigned int PerLane = PieceWords / 32;
   const unsigned int     lane = threadIdx.x % 32;
-  const size_t           warps = static_cast<size_t>(gridDim.x) * WarpsPerBlock;
+  const TIndex           warps = static_cast<TIndex>(gridDim.x) * WarpsPerBlock;
   const size_t           rowWords = d.Size[0];
-  const size_t           items = d.Size[1] * d.Size[2] * d.Pieces;
-  for (size_t item = static_cast<size_t>(blockIdx.x) * WarpsPerBlock + threadIdx.x / 32; item < items; item += warps)
+  const TIndex           items = static_cast<TIndex>(d.Size[1] * d.Size[2] * d.Pieces);
+  const TIndex           pieces = static_cast<TIndex>(d.Pieces);
+  const TIndex           height = static_cast<TIndex>(d.Size[1]);
+  for (TIndex item = static_cast<TIndex>(blockIdx.x) * WarpsPerBlock + threadIdx.x / 32; item < items; item += warps)
   {
-    const size_t row = item / d.Pieces;
-    const size_t piece = item - row * d.Pieces;
-    const size_t y = row % d.Size[1];
-    const size_t z = row / d.Size[1];
+    const TIndex row = item / pieces;
+    const size_t piece = item - row * pieces;
+    const size_t y = row % height;
+    const size_t z = row / height;
     // Unsigned: a row before the inner box wraps past its size.
     const bool    rowInner = y - d.InnerStart[1] < d.InnerSize[1] && z - d.InnerStart[2] < d.InnerSize[2];
     const size_t  a = rowInner ? d.InnerStart[0] : 0;
@@ -135,6 +140,101 @@ ComposeBox(TWord * __restrict__       out,
       if (write[k])
       {
         to[first + 32 * k] = value[k];
+      }
+    }
+  }
+}
+
+// Division by a divisor fixed for the launch: a multiply-high, an add and a
+// shift (round-up method, valid for every 32-bit dividend).
+struct FastDivision
+{
+  unsigned int Divisor;
+  unsigned int Multiplier;
+  unsigned int Shift;
+};
+
+FastDivision
+MakeFastDivision(unsigned int divisor)
+{
+  unsigned int shift = 0;
+  while ((1ull << shift) < divisor)
+  {
+    ++shift;
+  }
+  const auto multiplier = static_cast<unsigned int>(((1ull << 32) * ((1ull << shift) - divisor)) / divisor + 1);
+  return FastDivision{ divisor, multiplier, shift };
+}
+
+__device__ inline unsigned int
+Divide(unsigned int n, const FastDivision & f)
+{
+  return static_cast<unsigned int>((static_cast<unsigned long long>(__umulhi(n, f.Multiplier)) + n) >> f.Shift);
+}
+
+// The written box as one run of words (rows one after the other): a warp's
+// item is PieceWords consecutive words of it, whatever the rows' length.
+template <typename TWord>
+__global__ void
+ComposeFlat(TWord * __restrict__       out,
+            const TWord * __restrict__ inner,
+            const TWord * __restrict__ outer,
+            ComposeDomain               d,
+            FastDivision                rowWords,
+            FastDivision                height,
+            unsigned int                total,
+            Pattern<TWord>              constant)
+{
+  constexpr unsigned int PerLane = PieceWords / 32;
+  const unsigned int     lane = threadIdx.x % 32;
+  const unsigned int     warps = gridDim.x * WarpsPerBlock;
+  const unsigned int     items = (total + PieceWords - 1) / PieceWords;
+  const auto             place = [&](unsigned int j, unsigned int & x, unsigned int & y, unsigned int & z) {
+    const unsigned int row = Divide(j, rowWords);
+    x = j - row * rowWords.Divisor;
+    z = Divide(row, height);
+    y = row - z * height.Divisor;
+  };
+  for (unsigned int item = blockIdx.x * WarpsPerBlock + threadIdx.x / 32; item < items; item += warps)
+  {
+    const unsigned int first = item * PieceWords + lane;
+    TWord              value[PerLane];
+    bool               write[PerLane];
+#pragma unroll
+    for (unsigned int k = 0; k < PerLane; ++k)
+    {
+      const unsigned int j = first + 32 * k;
+      unsigned int       x, y, z;
+      place(j, x, y, z);
+      const bool inside = static_cast<size_t>(x) - d.InnerStart[0] < d.InnerSize[0] &&
+                          static_cast<size_t>(y) - d.InnerStart[1] < d.InnerSize[1] &&
+                          static_cast<size_t>(z) - d.InnerStart[2] < d.InnerSize[2];
+      const Source source = inside ? d.InnerFrom : d.OuterFrom;
+      write[k] = j < total && source != Source::Keep;
+      if (write[k])
+      {
+        if (source == Source::Constant)
+        {
+          value[k] = constant.Words[constant.Count == 1 ? 0 : x % constant.Count];
+        }
+        else if (inside)
+        {
+          value[k] = inner[RowStart(d.Inner, y - d.InnerStart[1], z - d.InnerStart[2]) + x - d.InnerStart[0]];
+        }
+        else
+        {
+          value[k] = outer[RowStart(d.Outer, y, z) + x];
+        }
+      }
+    }
+#pragma unroll
+    for (unsigned int k = 0; k < PerLane; ++k)
+    {
+      if (write[k])
+      {
+        unsigned int x, y, z;
+        place(first + 32 * k, x, y, z);
+        out[RowStart(d.Out, y, z) + x] = value[k];
       }
     }
   }
@@ -202,10 +302,43 @@ LaunchCompose(const ComposeRequest & r, cudaStream_t stream)
     }
     constant.Count = static_cast<unsigned int>(bytes / sizeof(TWord));
   }
-  const size_t items = d.Size[1] * d.Size[2] * d.Pieces;
-  const size_t blocks = std::min<size_t>((items + WarpsPerBlock - 1) / WarpsPerBlock, size_t{ 1 } << 20);
-  ComposeBox<TWord><<<static_cast<unsigned int>(blocks), BlockSize, 0, stream>>>(
-    static_cast<TWord *>(r.Out), static_cast<const TWord *>(r.Inner), static_cast<const TWord *>(r.Outer), d, constant);
+  // As many blocks as stay resident on every multiprocessor at once, each
+  // walking its items grid-stride (no block waits for another's place).
+  int device = 0;
+  int processors = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&processors, cudaDevAttrMultiProcessorCount, device));
+  const auto launch = [&](auto kernel, size_t items, auto... extra) {
+    int resident = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, BlockSize, 0));
+    const size_t residentBlocks = static_cast<size_t>(processors) * static_cast<size_t>(std::max(resident, 1));
+    const size_t blocks = std::min<size_t>((items + WarpsPerBlock - 1) / WarpsPerBlock, residentBlocks);
+    kernel<<<static_cast<unsigned int>(blocks), BlockSize, 0, stream>>>(static_cast<TWord *>(r.Out),
+                                                                         static_cast<const TWord *>(r.Inner),
+                                                                         static_cast<const TWord *>(r.Outer),
+                                                                         d,
+                                                                         extra...,
+                                                                         constant);
+  };
+  // 32-bit indices where every word index of the box fits them; rows shorter
+  // than a work item walked as one run of words, so no lane idles at a row's end.
+  const size_t total = d.Size[0] * d.Size[1] * d.Size[2];
+  if (total > static_cast<size_t>(std::numeric_limits<int>::max()) - PieceWords)
+  {
+    launch(ComposeBox<TWord, size_t>, d.Size[1] * d.Size[2] * d.Pieces);
+  }
+  else if (d.Size[0] < PieceWords)
+  {
+    launch(ComposeFlat<TWord>,
+           (total + PieceWords - 1) / PieceWords,
+           MakeFastDivision(static_cast<unsigned int>(d.Size[0])),
+           MakeFastDivision(static_cast<unsigned int>(d.Size[1])),
+           static_cast<unsigned int>(total));
+  }
+  else
+  {
+    launch(ComposeBox<TWord, unsigned int>, d.Size[1] * d.Size[2] * d.Pieces);
+  }
   CUDA_CHECK_KERNEL_LAUNCH("ComposeBox");
 }
 

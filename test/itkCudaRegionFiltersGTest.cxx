@@ -381,101 +381,115 @@ struct DeviceBytes
  * boundary (16-byte words, then 4-byte ones), every combination of sources:
  * each output pixel is the inner buffer's or the constant inside the box, the
  * outer buffer's or the constant around it, against the same composition on
- * the host; an empty box writes the outer source alone. */
+ * the host; an empty box writes the outer source alone. Rows of 24 pixels
+ * (shorter than a warp's work item: the box walked as one run of words) and of
+ * 1100 (work items along each row). */
 TEST(CudaComposeImageBoxAsync, WritesEachPixelOnceFromItsSourceAtAnyAlignment)
 {
   ITK_CUDA_SKIP_WITHOUT_GPU();
   using Region = itk::ImageRegion<3>;
-  const Region        outBuffer({ { -2, 0, 1 } }, { { 24, 5, 4 } });
-  const Region        innerBuffer({ { 0, 0, 0 } }, { { 16, 5, 3 } });
-  const itk::Index<3> innerStart{ { 4, 1, 0 } };
-  const Region        outerBuffer({ { -2, -1, 0 } }, { { 28, 7, 6 } });
-  const float         constant = -7.25f;
-  const auto          at = [](const Region & buffer, const itk::Index<3> & index) {
-    return (static_cast<size_t>(index[2] - buffer.GetIndex(2)) * buffer.GetSize(1) +
-            static_cast<size_t>(index[1] - buffer.GetIndex(1))) *
-             buffer.GetSize(0) +
-           static_cast<size_t>(index[0] - buffer.GetIndex(0));
-  };
-  std::vector<float> inner(innerBuffer.GetNumberOfPixels());
-  std::vector<float> outer(outerBuffer.GetNumberOfPixels());
-  for (size_t i = 0; i < inner.size(); ++i)
+  for (const itk::SizeValueType width : { 24, 1100 })
   {
-    inner[i] = 1000.0f + static_cast<float>(i);
-  }
-  for (size_t i = 0; i < outer.size(); ++i)
-  {
-    outer[i] = -1000.0f - static_cast<float>(i);
-  }
-  const size_t slack = 16;
-  DeviceBytes  outMemory(outBuffer.GetNumberOfPixels() * sizeof(float) + slack);
-  DeviceBytes  innerMemory(inner.size() * sizeof(float) + slack);
-  DeviceBytes  outerMemory(outer.size() * sizeof(float) + slack);
-  for (const Region & box : { Region({ { 2, 1, 2 } }, { { 8, 3, 2 } }), Region({ { 2, 1, 2 } }, { { 0, 3, 2 } }) })
-  {
-    for (size_t shift = 0; shift < slack; shift += sizeof(float))
+    const Region        outBuffer({ { -2, 0, 1 } }, { { width, 5, 4 } });
+    const Region        innerBuffer({ { 0, 0, 0 } }, { { width - 8, 5, 3 } });
+    const itk::Index<3> innerStart{ { 4, 1, 0 } };
+    const Region        outerBuffer({ { -2, -1, 0 } }, { { width + 4, 7, 6 } });
+    const float         constant = -7.25f;
+    const auto          at = [](const Region & buffer, const itk::Index<3> & index) {
+      return (static_cast<size_t>(index[2] - buffer.GetIndex(2)) * buffer.GetSize(1) +
+              static_cast<size_t>(index[1] - buffer.GetIndex(1))) *
+               buffer.GetSize(0) +
+             static_cast<size_t>(index[0] - buffer.GetIndex(0));
+    };
+    std::vector<float> inner(innerBuffer.GetNumberOfPixels());
+    std::vector<float> outer(outerBuffer.GetNumberOfPixels());
+    for (size_t i = 0; i < inner.size(); ++i)
     {
-      auto * const out = static_cast<char *>(outMemory.Pointer) + shift;
-      auto * const innerDevice = static_cast<char *>(innerMemory.Pointer) + shift;
-      auto * const outerDevice = static_cast<char *>(outerMemory.Pointer) + shift;
-      ASSERT_EQ(cudaMemcpy(innerDevice, inner.data(), inner.size() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
-      ASSERT_EQ(cudaMemcpy(outerDevice, outer.data(), outer.size() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
-      for (const bool innerFromBuffer : { true, false })
+      inner[i] = 1000.0f + static_cast<float>(i);
+    }
+    for (size_t i = 0; i < outer.size(); ++i)
+    {
+      outer[i] = -1000.0f - static_cast<float>(i);
+    }
+    const size_t slack = 16;
+    DeviceBytes  outMemory(outBuffer.GetNumberOfPixels() * sizeof(float) + slack);
+    DeviceBytes  innerMemory(inner.size() * sizeof(float) + slack);
+    DeviceBytes  outerMemory(outer.size() * sizeof(float) + slack);
+    for (const Region & box :
+         { Region({ { 2, 1, 2 } }, { { width - 16, 3, 2 } }), Region({ { 2, 1, 2 } }, { { 0, 3, 2 } }) })
+    {
+      for (size_t shift = 0; shift < slack; shift += sizeof(float))
       {
-        for (const bool outerFromBuffer : { true, false })
+        auto * const out = static_cast<char *>(outMemory.Pointer) + shift;
+        auto * const innerDevice = static_cast<char *>(innerMemory.Pointer) + shift;
+        auto * const outerDevice = static_cast<char *>(outerMemory.Pointer) + shift;
+        ASSERT_EQ(cudaMemcpy(innerDevice, inner.data(), inner.size() * sizeof(float), cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(outerDevice, outer.data(), outer.size() * sizeof(float), cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        for (const bool innerFromBuffer : { true, false })
         {
-          ASSERT_EQ(cudaMemset(out, 0, outBuffer.GetNumberOfPixels() * sizeof(float)), cudaSuccess);
-          itk::CudaComposeImageBoxAsync(out,
-                                        outBuffer,
-                                        box,
-                                        innerFromBuffer ? innerDevice : nullptr,
-                                        innerBuffer,
-                                        innerStart,
-                                        outerFromBuffer ? outerDevice : nullptr,
-                                        outerBuffer,
-                                        &constant,
-                                        sizeof(float),
-                                        nullptr);
-          std::vector<float> result(outBuffer.GetNumberOfPixels());
-          ASSERT_EQ(cudaMemcpy(result.data(), out, result.size() * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
-          size_t wrong = 0;
-          for (itk::IndexValueType z = 0; z < 4; ++z)
+          for (const bool outerFromBuffer : { true, false })
           {
-            for (itk::IndexValueType y = 0; y < 5; ++y)
+            ASSERT_EQ(cudaMemset(out, 0, outBuffer.GetNumberOfPixels() * sizeof(float)), cudaSuccess);
+            itk::CudaComposeImageBoxAsync(out,
+                                          outBuffer,
+                                          box,
+                                          innerFromBuffer ? innerDevice : nullptr,
+                                          innerBuffer,
+                                          innerStart,
+                                          outerFromBuffer ? outerDevice : nullptr,
+                                          outerBuffer,
+                                          &constant,
+                                          sizeof(float),
+                                          nullptr);
+            std::vector<float> result(outBuffer.GetNumberOfPixels());
+            ASSERT_EQ(cudaMemcpy(result.data(), out, result.size() * sizeof(float), cudaMemcpyDeviceToHost),
+                      cudaSuccess);
+            size_t wrong = 0;
+            for (itk::IndexValueType z = 0; z < 4; ++z)
             {
-              for (itk::IndexValueType x = 0; x < 24; ++x)
+              for (itk::IndexValueType y = 0; y < 5; ++y)
               {
-                const itk::Index<3> index{ { x - 2, y, z + 1 } };
-                float               expected = constant;
-                if (box.IsInside(index))
+                for (itk::IndexValueType x = 0; x < static_cast<itk::IndexValueType>(width); ++x)
                 {
-                  expected = innerFromBuffer ? inner[at(innerBuffer, innerStart + (index - box.GetIndex()))] : constant;
+                  const itk::Index<3> index{ { x - 2, y, z + 1 } };
+                  float               expected = constant;
+                  if (box.IsInside(index))
+                  {
+                    expected =
+                      innerFromBuffer ? inner[at(innerBuffer, innerStart + (index - box.GetIndex()))] : constant;
+                  }
+                  else if (outerFromBuffer)
+                  {
+                    expected = outer[at(outerBuffer, index)];
+                  }
+                  wrong += result[at(outBuffer, index)] != expected;
                 }
-                else if (outerFromBuffer)
-                {
-                  expected = outer[at(outerBuffer, index)];
-                }
-                wrong += result[at(outBuffer, index)] != expected;
               }
             }
+            EXPECT_EQ(wrong, 0u) << "rows of " << width << ", box " << box.GetSize() << ", " << shift
+                                 << " bytes past 16, inner "
+                                 << (innerFromBuffer ? "buffer" : "constant") << ", outer "
+                                 << (outerFromBuffer ? "buffer" : "constant");
           }
-          EXPECT_EQ(wrong, 0u) << "box " << box.GetSize() << ", " << shift << " bytes past 16, inner "
-                               << (innerFromBuffer ? "buffer" : "constant") << ", outer "
-                               << (outerFromBuffer ? "buffer" : "constant");
         }
       }
     }
+    // A box outside the output, or an output outside the outer buffer: refused.
+    const auto past = static_cast<itk::IndexValueType>(width) - 4;
+    const Region outside({ { past, 0, 1 } }, { { 8, 1, 1 } });
+    EXPECT_FALSE(ExceptionMessage([&] {
+                   itk::CudaComposeImageBoxAsync(outMemory.Pointer, outBuffer, outside, innerMemory.Pointer,
+                                                 innerBuffer, innerStart, nullptr, outerBuffer, &constant,
+                                                 sizeof(float), nullptr);
+                 }).empty());
+    EXPECT_FALSE(ExceptionMessage([&] {
+                   itk::CudaComposeImageBoxAsync(outMemory.Pointer, outBuffer, Region(), nullptr, innerBuffer,
+                                                 innerStart, outerMemory.Pointer,
+                                                 Region({ { 0, 0, 0 } }, { { 4, 4, 4 } }), &constant, sizeof(float),
+                                                 nullptr);
+                 }).empty());
   }
-  // A box outside the output, or an output outside the outer buffer: refused.
-  EXPECT_FALSE(ExceptionMessage([&] {
-                 itk::CudaComposeImageBoxAsync(outMemory.Pointer, outBuffer, Region({ { 20, 0, 1 } }, { { 8, 1, 1 } }),
-                                               innerMemory.Pointer, innerBuffer, innerStart, nullptr, outerBuffer,
-                                               &constant, sizeof(float), nullptr);
-               }).empty());
-  EXPECT_FALSE(ExceptionMessage([&] {
-                 itk::CudaComposeImageBoxAsync(outMemory.Pointer, outBuffer, Region(), nullptr, innerBuffer, innerStart,
-                                               outerMemory.Pointer, Region({ { 0, 0, 0 } }, { { 4, 4, 4 } }), &constant,
-                                               sizeof(float), nullptr);
-               }).empty());
 }
 } // namespace
