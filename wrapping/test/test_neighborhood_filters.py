@@ -6,6 +6,8 @@ GPU with a device and through the CPU parent (ITK's own code) with GPUEnabled
 off, against that code, NumPy's box means and differences and, where the
 wheel has it, ITK's filter from the wheel."""
 
+import gc
+
 import itk
 import numpy as np
 import pytest
@@ -123,11 +125,12 @@ def test_means(name, crop, code, gpu_enabled):
     assert_near(mean.GetOutput(), box_mean(values, 4, crop), code)
 
 
-def differences(values, spacing):
+def differences(values, spacing, mode="edge"):
     """Per axis (NumPy's order, z first), the central difference divided by
     the spacing, and the second difference divided by its square, the edges
-    extended by their nearest pixel (ITK's ZeroFluxNeumann), in float64."""
-    padded = np.pad(values.astype(np.float64), 1, mode="edge")
+    extended by their nearest pixel (ITK's ZeroFluxNeumann; mode="wrap":
+    ITK's Periodic), in float64."""
+    padded = np.pad(values.astype(np.float64), 1, mode=mode)
     first, second = [], []
     for axis in range(values.ndim):
         ahead = tuple(slice(2, None) if a == axis else slice(1, -1) for a in range(values.ndim))
@@ -194,3 +197,35 @@ def test_gradient(gpu_enabled):
     rotated = np.asarray(f.GetOutput())
     local = np.stack([first[2], first[1], first[0]], axis=-1)
     assert_near(rotated, local @ direction.T, "F")
+
+
+@pytest.mark.parametrize("gpu_enabled", PATHS)
+def test_gradient_owns_its_boundary_condition(gpu_enabled):
+    """OverrideBoundaryCondition(): the filter owns the condition, as ITK's
+    C++ does (it deletes it when replaced and with the filter), so the Python
+    object gives up its ownership; the periodic condition's differences wrap
+    around the edges, and nothing is deleted twice."""
+    skip_without_gpu(gpu_enabled)
+    image, values = random_image("F", 3, seed=45)
+    spacing = anisotropic(image)
+    f = itk.CudaGradientImageFilter[type(image), itk.F, itk.F].New(image, GPUEnabled=gpu_enabled)
+    condition = itk.PeriodicBoundaryCondition[type(image)]()
+    f.OverrideBoundaryCondition(condition)
+    assert not condition.thisown
+    f.Update()
+    wrapped, _ = differences(values, spacing, mode="wrap")
+    array = np.asarray(f.GetOutput())
+    for component in range(3):
+        assert_near(array[..., component], wrapped[2 - component], "F")
+    del condition
+    gc.collect()
+    # A new condition (a temporary here) replaces the first, which ITK deletes.
+    f.OverrideBoundaryCondition(itk.ZeroFluxNeumannBoundaryCondition[type(image)]())
+    gc.collect()
+    f.Update()
+    edge, _ = differences(values, spacing)
+    array = np.asarray(f.GetOutput())
+    for component in range(3):
+        assert_near(array[..., component], edge[2 - component], "F")
+    del f, array
+    gc.collect()
