@@ -325,6 +325,7 @@ TEST(CudaStagedCopy, OnAStreamDeviceToHostSeesEarlierWorkOnThatStream)
   {
     DeviceBuffer device(size);
     CUDA_CHECK(cudaMemset(device.Get(), 0, size));
+    CUDA_CHECK(cudaDeviceSynchronize()); // the legacy stream's memset done before the other stream's work
     const itk::CudaTest::NonBlockingStream stream;
     CUDA_CHECK(cudaLaunchHostFunc(stream.Get(), SleepOnStream, nullptr));
     CUDA_CHECK(cudaMemsetAsync(device.Get(), 0x5A, size, stream.Get()));
@@ -379,6 +380,10 @@ TEST(CudaStagedCopy, OnAStreamWaitsForNothingOnTheLegacyStream)
   {
     DeviceBuffer device(size);
     CUDA_CHECK(cudaMemset(device.Get(), 0x3C, size));
+    // The memset may still be queued on the legacy stream: done before the
+    // gate, or it could land between the copies on the other stream (it did
+    // under compute-sanitizer's initcheck, which delays it).
+    CUDA_CHECK(cudaDeviceSynchronize());
     const itk::CudaTest::NonBlockingStream stream;
     StreamGate                             gate;
     CUDA_CHECK(cudaLaunchHostFunc(cudaStreamLegacy, StreamGate::Wait, &gate));
