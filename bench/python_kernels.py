@@ -59,7 +59,31 @@ def main():
                     (f"torch sum {name} in float64 (x.sum(dtype=torch.float64))", 1,
                      lambda: x.sum(dtype=torch.float64), None),
                     (f"torch extrema {name} (torch.aminmax(x))", 1, lambda: torch.aminmax(x), None),
+                    (f"torch extrema positions {name} (argmin, argmax)", 1,
+                     lambda: (torch.argmin(x), torch.argmax(x)), None),
                     (f"torch dot {name} (torch.dot(x, z))", 2, lambda: torch.dot(flat_x, flat_z), None),
+                ]
+                # The region rows of CudaCommonBenchmark --kernels-only (a border of
+                # n/32 pixels, the inner cube of m = n - 2b): bandwidth counted as
+                # there, so the times compare directly.
+                b = n // 32
+                m = n - 2 * b
+                inner = torch.rand((m, m, m), device="cuda")
+                small = torch.empty_like(inner)
+                box = (slice(b, n - b),) * 3
+                fraction = (m / n) ** 3
+                rows += [
+                    (f"torch crop {name} (small.copy_(x[b:-b, b:-b, b:-b]))", 2 * fraction,
+                     lambda: small.copy_(x[box]), None),
+                    (f"torch constant pad {name} (F.pad(inner, (b,) * 6, value=0.5))", 1 + fraction,
+                     lambda: torch.nn.functional.pad(inner, (b,) * 6, value=0.5), None),
+                    (f"torch paste {name} (y.copy_(x); y[box].copy_(inner))", 2,
+                     lambda: (y.copy_(x), y[box].copy_(inner)), None),
+                ]
+            if dtype == torch.uint8:
+                rows += [
+                    (f"torch sum {name} (x.sum(), int64)", 1, lambda: x.sum(), None),
+                    (f"torch extrema {name} (torch.aminmax(x))", 1, lambda: torch.aminmax(x), None),
                 ]
             for label, arrays, launch, setup in rows:
                 bandwidth = arrays * nbytes / median_ms(torch, launch, setup) / 1e6
