@@ -22,12 +22,12 @@
 #include <cstdint>
 #include <type_traits>
 
-// How the reductions run: one launch of a grid-stride kernel (at most
-// MaxBlocks blocks of BlockSize threads), each thread folding its pixels in
-// the order of their positions, two packs of 16 bytes in flight, into its own
-// statistics; the block's threads combine theirs in shared memory and write
-// one partial result per block; a second launch of one block combines the
-// partials into the accumulator. The order of the sums is fixed by the grid,
+// How the reductions run: one launch of a grid-stride kernel (as many
+// blocks of BlockSize threads as stay resident, at most MaxBlocks), each
+// thread folding its pixels in the order of their positions, two packs of 16
+// bytes in flight, into its own statistics; the block's threads combine
+// theirs in shared memory and write one partial result per block; a second
+// launch of one block combines the partials into the accumulator. The order of the sums is fixed by the grid,
 // so a device gives the same result every time.
 
 namespace itk
@@ -278,10 +278,22 @@ CombinePartials(const CudaPixelStatistics<T> * partials,
   }
 }
 
+// Blocks for `work` items of `kernel`: no more than stay resident on the
+// device at once (each walks its share grid-stride, so no partial last wave
+// of blocks runs at a fraction of the occupancy), nor than MaxBlocks.
+template <typename TKernel>
 unsigned int
-BlocksFor(size_t work)
+BlocksFor(TKernel kernel, size_t work)
 {
-  return std::min(CudaGridSizeForElements(std::max<size_t>(work, 1), BlockSize), MaxBlocks);
+  int device = 0;
+  int processors = 0;
+  int resident = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&processors, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, BlockSize, 0));
+  const size_t residentBlocks = static_cast<size_t>(processors) * static_cast<size_t>(std::max(resident, 1));
+  return static_cast<unsigned int>(std::min<size_t>(
+    { CudaGridSizeForElements(std::max<size_t>(work, 1), BlockSize), residentBlocks, MaxBlocks }));
 }
 
 template <bool WithPositions, typename T>
@@ -325,13 +337,13 @@ Reduce(const T *                  in,
       in + (geometry.Offset[2] * geometry.InputSize[1] + geometry.Offset[1]) * geometry.InputSize[0] + geometry.Offset[0];
     constexpr unsigned int N = PixelsPerPack<T>;
     const size_t           head = std::min(PixelsBeforeAlignedPack<T, N>(run), count);
-    blocks = BlocksFor((count - head) / N);
+    blocks = BlocksFor(ReduceRun<WithPositions, T>, (count - head) / N);
     ReduceRun<WithPositions><<<blocks, BlockSize, 0, stream>>>(run, count, head, firstPosition, initial, partials);
     CUDA_CHECK_KERNEL_LAUNCH("ReduceRun");
   }
   else
   {
-    blocks = std::min<size_t>(geometry.OutputSize[1] * geometry.OutputSize[2], MaxBlocks);
+    blocks = BlocksFor(ReduceBox<WithPositions, T>, geometry.OutputSize[1] * geometry.OutputSize[2] * BlockSize);
     ReduceBox<WithPositions><<<blocks, BlockSize, 0, stream>>>(in, geometry, firstPosition, initial, partials);
     CUDA_CHECK_KERNEL_LAUNCH("ReduceBox");
   }
@@ -450,12 +462,12 @@ CudaDotProductAsync(const T * a, const T * b, size_t count, double * result, voi
   unsigned int           blocks = 0;
   if (head == std::min(PixelsBeforeAlignedPack<T, N>(b), count))
   {
-    blocks = BlocksFor((count - head) / N);
+    blocks = BlocksFor(DotRun<N, T>, (count - head) / N);
     DotRun<N><<<blocks, BlockSize, 0, stream>>>(a, b, count, head, partials);
   }
   else
   {
-    blocks = BlocksFor(count);
+    blocks = BlocksFor(DotRun<1, T>, count);
     DotRun<1><<<blocks, BlockSize, 0, stream>>>(a, b, count, 0, partials);
   }
   CUDA_CHECK_KERNEL_LAUNCH("DotRun");
