@@ -27,8 +27,9 @@
 // thread folding its pixels in the order of their positions, two packs of 16
 // bytes in flight, into its own statistics; the block's threads combine
 // theirs in shared memory and write one partial result per block; a second
-// launch of one block combines the partials into the accumulator. The order of the sums is fixed by the grid,
-// so a device gives the same result every time.
+// launch of one block combines the partials into the accumulator. The order
+// of the sums is fixed by the grid, so a device gives the same result every
+// time.
 
 namespace itk
 {
