@@ -286,15 +286,8 @@ template <typename TKernel>
 unsigned int
 BlocksFor(TKernel kernel, size_t work)
 {
-  int device = 0;
-  int processors = 0;
-  int resident = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&processors, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, BlockSize, 0));
-  const size_t residentBlocks = static_cast<size_t>(processors) * static_cast<size_t>(std::max(resident, 1));
   return static_cast<unsigned int>(std::min<size_t>(
-    { CudaGridSizeForElements(std::max<size_t>(work, 1), BlockSize), residentBlocks, MaxBlocks }));
+    { CudaGridSizeForElements(std::max<size_t>(work, 1), BlockSize), CudaResidentBlocks(kernel, BlockSize), MaxBlocks }));
 }
 
 template <bool WithPositions, typename T>

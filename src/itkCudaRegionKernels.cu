@@ -15,6 +15,7 @@
  *  limitations under the License.
  *
  *=========================================================================*/
+#include "itkCudaKernelLaunch.hcu"
 #include "itkCudaRegionGeometry.h"
 
 #include <algorithm>
@@ -304,15 +305,9 @@ LaunchCompose(const ComposeRequest & r, cudaStream_t stream)
   }
   // As many blocks as stay resident on every multiprocessor at once, each
   // walking its items grid-stride (no block waits for another's place).
-  int device = 0;
-  int processors = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&processors, cudaDevAttrMultiProcessorCount, device));
   const auto launch = [&](auto kernel, size_t items, auto... extra) {
-    int resident = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, BlockSize, 0));
-    const size_t residentBlocks = static_cast<size_t>(processors) * static_cast<size_t>(std::max(resident, 1));
-    const size_t blocks = std::min<size_t>((items + WarpsPerBlock - 1) / WarpsPerBlock, residentBlocks);
+    const size_t blocks =
+      std::min<size_t>((items + WarpsPerBlock - 1) / WarpsPerBlock, CudaResidentBlocks(kernel, BlockSize));
     kernel<<<static_cast<unsigned int>(blocks), BlockSize, 0, stream>>>(static_cast<TWord *>(r.Out),
                                                                          static_cast<const TWord *>(r.Inner),
                                                                          static_cast<const TWord *>(r.Outer),

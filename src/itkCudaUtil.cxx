@@ -484,14 +484,10 @@ CudaDeviceGuard::~CudaDeviceGuard()
 
 namespace itk
 {
-unsigned int
-CudaGridSizeForElements(size_t numberOfElements, unsigned int blockSize)
+int
+CudaMultiprocessorCount()
 {
-  if (blockSize == 0)
-  {
-    itkGenericExceptionMacro("CudaGridSizeForElements expects a block size > 0");
-  }
-  // Multiprocessor counts, cached per device: querying them costs a driver call.
+  // Cached per device: querying costs a driver call per launch otherwise.
   static std::atomic<int> multiprocessorCount[64] = {};
   int                     device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
@@ -504,6 +500,17 @@ CudaGridSizeForElements(size_t numberOfElements, unsigned int blockSize)
       multiprocessorCount[device].store(count, std::memory_order_relaxed);
     }
   }
+  return count;
+}
+
+unsigned int
+CudaGridSizeForElements(size_t numberOfElements, unsigned int blockSize)
+{
+  if (blockSize == 0)
+  {
+    itkGenericExceptionMacro("CudaGridSizeForElements expects a block size > 0");
+  }
+  const int count = CudaMultiprocessorCount();
   // 2048 resident threads per SM on recent GPUs: 8 blocks of 256 fill one;
   // four waves keep the grid-stride loop balanced.
   const size_t wanted = static_cast<size_t>(count) * (2048 / std::min(blockSize, 2048u)) * 4;
