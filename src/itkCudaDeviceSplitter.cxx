@@ -17,6 +17,7 @@
  *=========================================================================*/
 #include "itkCudaDeviceSplitter.h"
 #include "itkCudaResources.h"
+#include "itkCudaSplitChoice.h"
 
 #include <algorithm>
 #include <cmath>
@@ -101,6 +102,49 @@ struct ScratchLayout
   }
 };
 
+} // namespace
+
+namespace CudaDetail
+{
+void
+CheckSplitChoice(const char *                owner,
+                 const std::vector<int> &    devices,
+                 const std::vector<double> & weights,
+                 bool                        distinct)
+{
+  std::set<int> seen;
+  for (const int device : devices)
+  {
+    if (device < 0 || (distinct && !seen.insert(device).second))
+    {
+      itkGenericExceptionMacro(<< owner << ": expected " << (distinct ? "distinct " : "") << "device indices >= 0, got "
+                               << (device < 0 ? "the negative index " : "a second ") << device);
+    }
+  }
+  if (weights.empty())
+  {
+    return;
+  }
+  if (weights.size() != devices.size())
+  {
+    itkGenericExceptionMacro(<< owner << ": expected one weight per device (" << devices.size() << "), got "
+                             << weights.size());
+  }
+  double sum = 0.0;
+  for (const double weight : weights)
+  {
+    if (!std::isfinite(weight) || weight < 0.0)
+    {
+      itkGenericExceptionMacro(<< owner << ": expected finite weights >= 0, got " << weight);
+    }
+    sum += weight;
+  }
+  if (sum <= 0.0)
+  {
+    itkGenericExceptionMacro(<< owner << ": expected at least one weight > 0");
+  }
+}
+
 std::vector<CudaDeviceSplitter::Piece>
 PartitionInGranules(size_t                      count,
                     size_t                      granule,
@@ -150,7 +194,39 @@ PartitionInGranules(size_t                      count,
   }
   return pieces;
 }
-} // namespace
+
+std::vector<int>
+AllDevicesHomeFirst(int homeDevice)
+{
+  int deviceCount = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&deviceCount));
+  std::vector<int> devices{ homeDevice };
+  for (int device = 0; device < deviceCount; ++device)
+  {
+    if (device != homeDevice)
+    {
+      devices.push_back(device);
+    }
+  }
+  return devices;
+}
+
+void
+PrintSplitChoice(std::ostream & os, const std::vector<int> & devices, const std::vector<double> & weights)
+{
+  os << "devices {";
+  for (size_t i = 0; i < devices.size(); ++i)
+  {
+    os << (i ? ", " : "") << devices[i];
+  }
+  os << "}, weights {";
+  for (size_t i = 0; i < weights.size(); ++i)
+  {
+    os << (i ? ", " : "") << weights[i];
+  }
+  os << "}";
+}
+} // namespace CudaDetail
 
 struct CudaDeviceSplitter::Resources
 {
@@ -246,36 +322,7 @@ CudaDeviceSplitter::WaitForQueuedWork() noexcept
 void
 CudaDeviceSplitter::SetDevices(const std::vector<int> & devices, const std::vector<double> & weights)
 {
-  std::set<int> seen;
-  for (const int device : devices)
-  {
-    if (device < 0 || !seen.insert(device).second)
-    {
-      itkGenericExceptionMacro("CudaDeviceSplitter: expected distinct device indices >= 0, got "
-                               << (device < 0 ? "the negative index " : "a second ") << device);
-    }
-  }
-  if (!weights.empty())
-  {
-    if (weights.size() != devices.size())
-    {
-      itkGenericExceptionMacro("CudaDeviceSplitter: expected one weight per device (" << devices.size() << "), got "
-                                                                                      << weights.size());
-    }
-    double sum = 0.0;
-    for (const double weight : weights)
-    {
-      if (!std::isfinite(weight) || weight < 0.0)
-      {
-        itkGenericExceptionMacro("CudaDeviceSplitter: expected finite weights >= 0, got " << weight);
-      }
-      sum += weight;
-    }
-    if (sum <= 0.0)
-    {
-      itkGenericExceptionMacro("CudaDeviceSplitter: expected at least one weight > 0");
-    }
-  }
+  CudaDetail::CheckSplitChoice("CudaDeviceSplitter", devices, weights, true);
   m_Devices = devices;
   m_Weights = weights;
   m_AllDevices = false;
@@ -310,7 +357,7 @@ CudaDeviceSplitter::Partition(size_t                      count,
   {
     itkGenericExceptionMacro("CudaDeviceSplitter: expected an element size > 0 bytes");
   }
-  return PartitionInGranules(count, ElementsPerGranule(elementBytes), devices, weights);
+  return CudaDetail::PartitionInGranules(count, ElementsPerGranule(elementBytes), devices, weights);
 }
 
 unsigned int
@@ -410,20 +457,8 @@ CudaDeviceSplitter::Run(const std::vector<Input> &        inputs,
   }
   int deviceCount = 0;
   CUDA_CHECK(cudaGetDeviceCount(&deviceCount));
-  std::vector<int> devices = m_Devices;
-  if (m_AllDevices)
-  {
-    devices = { homeDevice };
-    for (int device = 0; device < deviceCount; ++device)
-    {
-      if (device != homeDevice)
-      {
-        devices.push_back(device);
-      }
-    }
-  }
-  std::vector<Piece> pieces =
-    PartitionInGranules(count, ElementsPerGranule(inputs, outputElementBytes), devices, m_Weights);
+  const std::vector<int> devices = m_AllDevices ? CudaDetail::AllDevicesHomeFirst(homeDevice) : m_Devices;
+  std::vector<Piece>     pieces = CudaDetail::PartitionInGranules(count, ElementsPerGranule(inputs, outputElementBytes), devices, m_Weights);
   for (auto & piece : pieces)
   {
     piece.Device = piece.Device < 0 ? homeDevice : piece.Device;
@@ -496,16 +531,8 @@ CudaDeviceSplitter::Print(std::ostream & os) const
     os << "CudaDeviceSplitter: all devices, chunk " << m_ChunkBytes << " bytes";
     return;
   }
-  os << "CudaDeviceSplitter: devices {";
-  for (size_t i = 0; i < m_Devices.size(); ++i)
-  {
-    os << (i ? ", " : "") << m_Devices[i];
-  }
-  os << "}, weights {";
-  for (size_t i = 0; i < m_Weights.size(); ++i)
-  {
-    os << (i ? ", " : "") << m_Weights[i];
-  }
+  os << "CudaDeviceSplitter: ";
+  CudaDetail::PrintSplitChoice(os, m_Devices, m_Weights);
   os << "}, chunk " << m_ChunkBytes << " bytes, " << m_Resources->Remotes.size() << " remote device(s) with scratch";
 }
 } // namespace itk
