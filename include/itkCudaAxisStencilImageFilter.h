@@ -44,6 +44,11 @@ namespace itk
  * GPU (the output's pixel of one value, or of one per axis for
  * CudaStencilOutput::Gradient); other pixel types, settings GetStencil()
  * declines, no GPU, or GPUEnabled off run the ITK parent's code.
+ *
+ * SetSplitDevices() or SetSplitAcrossAllDevices() shares the work between
+ * devices as for CudaSeparableImageFilter: slabs of the last axis, each read
+ * with one plane of halo on both sides; a periodic condition keeps the whole
+ * image on the input's device.
  * \ingroup CudaCommon
  */
 template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
@@ -92,6 +97,10 @@ public:
   virtual bool
   GetStencil(Stencil & stencil) const = 0;
 
+  /** Sharing the work between devices (see the class's doc):
+   * SetSplitDevices(), SplitAcrossAllDevicesOn(), GetSlabSplitter(), ... */
+  itkCudaSlabSplitSettingsMacro(m_Splitter);
+
 protected:
   CudaAxisStencilImageFilter() = default;
   ~CudaAxisStencilImageFilter() override = default;
@@ -110,8 +119,12 @@ protected:
     return false;
   }
 
+  void
+  PrintSelf(std::ostream & os, Indent indent) const override;
+
 private:
-  Stencil m_Stencil; // GenerateData()'s, for GPUGenerateData()
+  Stencil          m_Stencil; // GenerateData()'s, for GPUGenerateData()
+  CudaSlabSplitter m_Splitter;
 };
 } // namespace itk
 

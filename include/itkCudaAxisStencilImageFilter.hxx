@@ -56,29 +56,61 @@ CudaAxisStencilImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUGe
     {
       return;
     }
-    CudaStencilGeometry geometry;
-    geometry.Dimension = ImageDimension;
-    for (unsigned int d = 0; d < ImageDimension; ++d)
-    {
-      geometry.InputSize[d] = inputRegion.GetSize(d);
-      geometry.OutputSize[d] = outputRegion.GetSize(d);
-      geometry.OutputStart[d] = static_cast<size_t>(outputRegion.GetIndex(d) - inputRegion.GetIndex(d));
-    }
-    const auto * in = static_cast<const InputPixelType *>(input->GetCudaDataManager()->GetConstGPUBufferPointer());
-    auto * out = static_cast<OutputValueType *>(output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite());
-    CudaAxisStencilAsync(out,
-                         in,
-                         geometry,
-                         m_Stencil.Weights,
-                         m_Stencil.Output,
-                         m_Stencil.Boundary,
-                         m_Stencil.Constant,
-                         this->GetCudaStream());
+    using InputRegionType = typename InputImageType::RegionType;
+    using OutputRegionType = typename OutputImageType::RegionType;
+    const Stencil & stencil = m_Stencil;
+    // One plane of halo; a periodic condition wraps around the whole image.
+    CudaDetail::RunNeighborhoodSlabs(
+      m_Splitter,
+      input->GetCudaDataManager()->GetConstGPUBufferPointer(),
+      inputRegion,
+      sizeof(InputPixelType),
+      output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite(),
+      outputRegion,
+      sizeof(OutputPixelType),
+      1,
+      stencil.Boundary != CudaBoundary::Periodic,
+      output->GetCudaDataManager()->GetDevice(),
+      this->GetCudaStream(),
+      [&stencil](const void *             in,
+                 const InputRegionType &  slabInput,
+                 void *                   out,
+                 const OutputRegionType & slabOutput,
+                 int,
+                 cudaStream_t stream) {
+        CudaStencilGeometry geometry;
+        geometry.Dimension = ImageDimension;
+        for (unsigned int d = 0; d < ImageDimension; ++d)
+        {
+          geometry.InputSize[d] = slabInput.GetSize(d);
+          geometry.OutputSize[d] = slabOutput.GetSize(d);
+          geometry.OutputStart[d] = static_cast<size_t>(slabOutput.GetIndex(d) - slabInput.GetIndex(d));
+        }
+        CudaAxisStencilAsync(static_cast<OutputValueType *>(out),
+                             static_cast<const InputPixelType *>(in),
+                             geometry,
+                             stencil.Weights,
+                             stencil.Output,
+                             stencil.Boundary,
+                             stencil.Constant,
+                             stream);
+      });
   }
   else
   {
     itkExceptionMacro("no GPU path for this pixel type"); // GenerateData() runs ITK's code instead
   }
+}
+
+template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
+void
+CudaAxisStencilImageFilter<TInputImage, TOutputImage, TParentImageFilter>::PrintSelf(std::ostream & os,
+                                                                                     Indent         indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent;
+  m_Splitter.Print(os);
+  os << std::endl;
 }
 } // namespace itk
 

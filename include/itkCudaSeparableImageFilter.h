@@ -21,6 +21,7 @@
 #include "itkCudaImageToImageFilter.h"
 #include "itkCudaBoxFilter.hcu"
 #include "itkCudaSeparableConvolution.hcu"
+#include "itkCudaSlabSplitter.h"
 #include "itkImageBoundaryCondition.h"
 
 #include <type_traits>
@@ -48,6 +49,12 @@ namespace itk
  * and output of one pixel type) whose passes take at most 255 taps run on the
  * GPU; otherwise,
  * and without a GPU or with GPUEnabled off, the ITK parent's code runs.
+ *
+ * SetSplitDevices() or SetSplitAcrossAllDevices() shares the work between
+ * devices (CudaSlabSplitter): each computes a slab of the output's planes
+ * along the last axis from the input's planes of that slab and a halo of the
+ * last axis's radius, so results are those of one device; a periodic
+ * condition along the last axis keeps the whole image on the input's device.
  * \ingroup CudaCommon
  */
 template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
@@ -91,6 +98,10 @@ public:
   virtual std::vector<Pass>
   GetPasses() const = 0;
 
+  /** Sharing the work between devices (see the class's doc):
+   * SetSplitDevices(), SplitAcrossAllDevicesOn(), GetSlabSplitter(), ... */
+  itkCudaSlabSplitSettingsMacro(m_Splitter);
+
 protected:
   CudaSeparableImageFilter() = default;
   ~CudaSeparableImageFilter() override = default;
@@ -117,8 +128,25 @@ protected:
     return false;
   }
 
+  void
+  PrintSelf(std::ostream & os, Indent indent) const override;
+
 private:
+  using InputRegionType = typename TInputImage::RegionType;
+  using OutputRegionType = typename TOutputImage::RegionType;
+
+  /** The passes over `inputRegion` of `in` into `outputRegion` of `out`,
+   * memory of `device`, queued on `stream`: one slab's work. */
+  void
+  GPUGenerateSlab(const void *             in,
+                  const InputRegionType &  inputRegion,
+                  void *                   out,
+                  const OutputRegionType & outputRegion,
+                  int                      device,
+                  cudaStream_t             stream) const;
+
   std::vector<Pass> m_Passes; // GenerateData()'s, for GPUGenerateData()
+  CudaSlabSplitter  m_Splitter;
 };
 
 namespace CudaDetail
@@ -167,6 +195,25 @@ BoxOfPasses(const std::vector<TPass> & passes,
 template <typename TInputRegion, typename TOutputRegion>
 bool
 NeighborhoodOutputToCompute(const TInputRegion & inputRegion, const TOutputRegion & outputRegion, const char * filter);
+
+/** `compute(in, inputRegion, out, outputRegion, device, stream)` over the
+ * slabs `splitter` cuts `outputRegion` into along the last axis, each with
+ * the input's planes `halo` beyond it (a periodic operation, `mayCut` false:
+ * one slab). `in` and `out` are the buffers of the regions, on `device`. */
+template <typename TInputRegion, typename TOutputRegion, typename TCompute>
+void
+RunNeighborhoodSlabs(CudaSlabSplitter &    splitter,
+                     const void *          in,
+                     const TInputRegion &  inputRegion,
+                     size_t                inputPixelBytes,
+                     void *                out,
+                     const TOutputRegion & outputRegion,
+                     size_t                outputPixelBytes,
+                     size_t                halo,
+                     bool                  mayCut,
+                     int                   device,
+                     cudaStream_t          stream,
+                     const TCompute &      compute);
 
 /** An ITK boundary condition as the kernels take it; false for one they lack. */
 template <typename TImage>

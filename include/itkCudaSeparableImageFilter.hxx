@@ -122,6 +122,53 @@ NeighborhoodOutputToCompute(const TInputRegion & inputRegion, const TOutputRegio
   }
   return true;
 }
+
+template <typename TInputRegion, typename TOutputRegion, typename TCompute>
+void
+RunNeighborhoodSlabs(CudaSlabSplitter &    splitter,
+                     const void *          in,
+                     const TInputRegion &  inputRegion,
+                     size_t                inputPixelBytes,
+                     void *                out,
+                     const TOutputRegion & outputRegion,
+                     size_t                outputPixelBytes,
+                     size_t                halo,
+                     bool                  mayCut,
+                     int                   device,
+                     cudaStream_t          stream,
+                     const TCompute &      compute)
+{
+  constexpr unsigned int   last = TOutputRegion::ImageDimension - 1;
+  CudaSlabSplitter::Geometry geometry;
+  geometry.InputPlanes = inputRegion.GetSize(last);
+  geometry.InputPlaneBytes = inputRegion.GetNumberOfPixels() / geometry.InputPlanes * inputPixelBytes;
+  geometry.OutputPlanes = outputRegion.GetSize(last);
+  geometry.OutputPlaneBytes = outputRegion.GetNumberOfPixels() / geometry.OutputPlanes * outputPixelBytes;
+  geometry.OutputOffset = static_cast<size_t>(outputRegion.GetIndex(last) - inputRegion.GetIndex(last));
+  geometry.Halo = halo;
+  geometry.MayCut = mayCut;
+  splitter.Run(in,
+               out,
+               geometry,
+               device,
+               stream,
+               [&](const void * slabIn,
+                   size_t       inputFirst,
+                   size_t       inputCount,
+                   void *       slabOut,
+                   size_t       outputFirst,
+                   size_t       outputCount,
+                   int          slabDevice,
+                   cudaStream_t slabStream) {
+                 TInputRegion slabInput = inputRegion;
+                 slabInput.SetIndex(last, inputRegion.GetIndex(last) + static_cast<IndexValueType>(inputFirst));
+                 slabInput.SetSize(last, inputCount);
+                 TOutputRegion slabOutput = outputRegion;
+                 slabOutput.SetIndex(last, outputRegion.GetIndex(last) + static_cast<IndexValueType>(outputFirst));
+                 slabOutput.SetSize(last, outputCount);
+                 compute(slabIn, slabInput, slabOut, slabOutput, slabDevice, slabStream);
+               });
+}
 } // namespace CudaDetail
 
 template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
@@ -159,7 +206,6 @@ CudaSeparableImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUGene
 {
   if constexpr (GPUPixelType)
   {
-    using PixelType = OutputPixelType;
     OutputImageType *      output = this->GetOutput();
     const InputImageType * input = this->GetInput();
     const auto &           outputRegion = output->GetBufferedRegion();
@@ -168,12 +214,61 @@ CudaSeparableImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUGene
     {
       return;
     }
+    // Slabs along the last axis read its passes' radii beyond them; a
+    // periodic pass along it wraps around the whole image.
+    size_t halo = 0;
+    bool   mayCut = true;
+    for (const Pass & pass : m_Passes)
+    {
+      if (pass.Axis == ImageDimension - 1)
+      {
+        halo += pass.Weights.size() / 2;
+        mayCut = mayCut && pass.Boundary != CudaBoundary::Periodic;
+      }
+    }
+    CudaDetail::RunNeighborhoodSlabs(
+      m_Splitter,
+      input->GetCudaDataManager()->GetConstGPUBufferPointer(),
+      inputRegion,
+      sizeof(OutputPixelType),
+      output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite(),
+      outputRegion,
+      sizeof(OutputPixelType),
+      halo,
+      mayCut,
+      output->GetCudaDataManager()->GetDevice(),
+      this->GetCudaStream(),
+      [this](const void *             in,
+             const InputRegionType &  slabInput,
+             void *                   out,
+             const OutputRegionType & slabOutput,
+             int                      device,
+             cudaStream_t             stream) { this->GPUGenerateSlab(in, slabInput, out, slabOutput, device, stream); });
+  }
+  else
+  {
+    itkExceptionMacro("no GPU path for this pixel type"); // GenerateData() runs ITK's code instead
+  }
+}
+
+template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
+void
+CudaSeparableImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUGenerateSlab(
+  const void *             input,
+  const InputRegionType &  inputRegion,
+  void *                   output,
+  const OutputRegionType & outputRegion,
+  int                      device,
+  cudaStream_t             stream) const
+{
+  if constexpr (GPUPixelType)
+  {
+    using PixelType = OutputPixelType;
     const std::vector<Pass> & passes = m_Passes;
-    cudaStream_t            stream = this->GetCudaStream();
-    const auto * in = static_cast<const PixelType *>(input->GetCudaDataManager()->GetConstGPUBufferPointer());
-    auto *       out = static_cast<PixelType *>(output->GetCudaDataManager()->GetGPUBufferPointerForOverwrite());
-    const bool   sameRegion = inputRegion == outputRegion;
-    const size_t count = inputRegion.GetNumberOfPixels();
+    const auto *              in = static_cast<const PixelType *>(input);
+    auto *                    out = static_cast<PixelType *>(output);
+    const bool                sameRegion = inputRegion == outputRegion;
+    const size_t              count = inputRegion.GetNumberOfPixels();
 
     // A box over the three axes: one kernel, the output's region only.
     CudaBoxGeometry box;
@@ -205,7 +300,7 @@ CudaSeparableImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUGene
         if (buffer.IsNull())
         {
           buffer = GPUMemPointer::New();
-          buffer->Allocate(count * sizeof(PixelType), output->GetCudaDataManager()->GetDevice(), stream);
+          buffer->Allocate(count * sizeof(PixelType), device, stream);
         }
         to = static_cast<PixelType *>(buffer->GetPointer());
       }
@@ -238,10 +333,17 @@ CudaSeparableImageFilter<TInputImage, TOutputImage, TParentImageFilter>::GPUGene
         out, outputRegion, outputRegion, from, inputRegion, outputRegion.GetIndex(), sizeof(PixelType), stream);
     }
   }
-  else
-  {
-    itkExceptionMacro("no GPU path for this pixel type"); // GenerateData() runs ITK's code instead
-  }
+}
+
+template <typename TInputImage, typename TOutputImage, typename TParentImageFilter>
+void
+CudaSeparableImageFilter<TInputImage, TOutputImage, TParentImageFilter>::PrintSelf(std::ostream & os,
+                                                                                   Indent         indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent;
+  m_Splitter.Print(os);
+  os << std::endl;
 }
 } // namespace itk
 

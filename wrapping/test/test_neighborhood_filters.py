@@ -229,3 +229,41 @@ def test_gradient_owns_its_boundary_condition(gpu_enabled):
         assert_near(array[..., component], edge[2 - component], "F")
     del f, array
     gc.collect()
+
+
+@pytest.mark.parametrize("gpu_enabled", PATHS)
+def test_split_into_slabs_is_the_whole_image(gpu_enabled):
+    """SetSplitDevices() of the neighborhood filters: slabs of the last axis,
+    a device named as often as it computes a slab, each slab read with its
+    halo, give what one device gives (with one GPU the second and third slabs
+    go through the scratch and copies another device's would); the choice is
+    checked; the CPU parent ignores it."""
+    skip_without_gpu(gpu_enabled)
+    rng = np.random.default_rng(46)
+    values = rng.uniform(-100, 100, size=(23, 19, 17)).astype(np.float32)
+    image = cuda_image(values)
+    results = {}
+    for name, make in [("gaussian", lambda: itk.CudaDiscreteGaussianImageFilter[type(image), type(image)].New()),
+                       ("mean", lambda: itk.CudaMeanImageFilter[type(image), type(image)].New()),
+                       ("gradient", lambda: itk.CudaGradientImageFilter[type(image), itk.F, itk.F].New())]:
+        for split in (False, True):
+            f = make()
+            f.SetInput(image)
+            f.SetGPUEnabled(gpu_enabled)
+            if name == "gaussian":
+                f.SetVariance(4.0)
+            if name == "mean":
+                f.SetRadius(2)
+            if split:
+                assert tuple(f.GetSplitDevices()) == ()
+                f.SetSplitDevices([0, 0, 0], [1, 2, 1])
+                assert tuple(f.GetSplitDevices()) == (0, 0, 0)
+                assert tuple(f.GetSplitWeights()) == (1.0, 2.0, 1.0)
+            f.Update()
+            results[name, split] = np.asarray(f.GetOutput()).copy()
+        np.testing.assert_array_equal(results[name, True], results[name, False], err_msg=name)
+    with pytest.raises(RuntimeError, match="negative index -1"):
+        f.SetSplitDevices([0, -1])
+    f.SetSplitAcrossAllDevices(True)
+    assert f.GetSplitAcrossAllDevices() is True
+    assert tuple(f.GetSplitDevices()) == ()
