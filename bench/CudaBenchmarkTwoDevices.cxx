@@ -22,10 +22,73 @@
 
 #include "CudaBenchmarkKernels.hcu"
 #include "itkCudaDeviceSplitter.h"
+#include "itkCudaDiscreteGaussianImageFilter.h"
+#include "itkCudaMeanImageFilter.h"
 #include "itkCudaSquareImage.hcu"
+
+#include <cstring>
 
 namespace CudaBenchmark
 {
+namespace
+{
+/** A neighborhood filter of an n^3 float CudaImage resident on device 0, by
+ * device 0 alone and in slabs on devices 0 and 1 (SetSplitDevices: each
+ * slab's planes and halo copied to device 1, its output copied back); each
+ * timed from Update() to the device's idle, `traffic` bytes moved a run. The
+ * split's output is checked equal to device 0's, pixel for pixel. */
+template <typename TFilter, typename TSetup>
+void
+MeasureNeighborhoodSplit(Results &           results,
+                         DeviceTimer &       timer,
+                         unsigned long       n,
+                         const Options &     options,
+                         const std::string & name,
+                         double              traffic,
+                         TSetup &&           setup)
+{
+  using ImageType = itk::CudaImage<float, 3>;
+  const size_t count = static_cast<size_t>(n) * n * n;
+  auto         image = ImageType::New();
+  ImageType::SizeType size;
+  size.Fill(n);
+  image->SetRegions(size);
+  image->Allocate();
+  FillPattern(image->GetBufferPointer(), count, -1.0, 1.0, 23);
+  image->GetCudaDataManager()->GetConstGPUBufferPointer(); // resident on device 0
+  const auto run = [&](const std::vector<int> & devices, const std::vector<double> & weights, std::vector<float> * out) {
+    auto filter = TFilter::New();
+    filter->SetInput(image);
+    setup(*filter);
+    filter->SetSplitDevices(devices, weights);
+    const auto update = [&] {
+      filter->Modified();
+      filter->Update();
+      CUDA_CHECK(cudaDeviceSynchronize());
+    };
+    const Samples times = timer.Time(WarmUpRuns, options.repeats, [] {}, update);
+    out->resize(count);
+    std::memcpy(out->data(), filter->GetOutput()->GetBufferPointer(), count * sizeof(float)); // downloads
+    return ToBandwidth(times, traffic);
+  };
+  std::vector<float> alone;
+  const Samples      oneDevice = run({}, {}, &alone);
+  results.Add({ name + ", device 0 alone", n, CubeShape(n), oneDevice, "GB/s", "", NotANumber });
+  for (const auto & weights : std::vector<std::vector<double>>{ { 1.0, 1.0 }, { 3.0, 1.0 } })
+  {
+    std::vector<float> split;
+    const Samples      twoDevices = run({ 0, 1 }, weights, &split);
+    const int          share = static_cast<int>(std::lround(100.0 * weights[0] / (weights[0] + weights[1])));
+    const std::string  row = name + ", slabs on devices 0+1, " + std::to_string(share) + "% on device 0";
+    if (std::memcmp(split.data(), alone.data(), count * sizeof(float)) != 0)
+    {
+      itkGenericExceptionMacro("the " << row << " differs from device 0 alone");
+    }
+    results.Add({ row, n, CubeShape(n), twoDevices, "GB/s", name + ", device 0 alone", oneDevice.median });
+  }
+}
+} // namespace
+
 /** Two GPUs: element-wise updates of a float N^3 buffer resident on device 0,
  * computed by device 0 alone and shared with device 1 through
  * CudaDeviceSplitter (what CudaSquareImageFilter::SetSplitDevices runs), for
@@ -147,5 +210,19 @@ MeasureTwoDevices(Results & results, DeviceTimer & timer, unsigned long n, const
       results.Add({ name, n, CubeShape(n), twoDevices, "GB/s", work.name + " on device 0 alone", oneDevice.median });
     }
   }
+  inBuffer.reset();
+  outBuffer.reset();
+
+  // Neighborhood filters in slabs with halos (CudaSlabSplitter), bandwidth
+  // counted as their floors count it: three passes 24 bytes a voxel, one box
+  // pass 8.
+  const double voxels = static_cast<double>(count);
+  MeasureNeighborhoodSplit<itk::CudaDiscreteGaussianImageFilter<itk::CudaImage<float, 3>>>(
+    results, timer, n, options, "Gaussian sigma 2 (11 taps, 3 passes)", 24.0 * voxels, [](auto & f) {
+      f.SetVariance(4.0);
+      f.SetUseImageSpacing(false);
+    });
+  MeasureNeighborhoodSplit<itk::CudaMeanImageFilter<itk::CudaImage<float, 3>>>(
+    results, timer, n, options, "mean radius 2 (one box pass)", 8.0 * voxels, [](auto & f) { f.SetRadius(2); });
 }
 } // namespace CudaBenchmark
