@@ -245,6 +245,25 @@ TEST(CudaSlabSplitter, FiltersTakeTheSplitAndReportIt)
   EXPECT_TRUE(stencil->GetSplitDevices().empty());
 }
 
+TEST(CudaSlabSplitter, TheCPUParentIgnoresTheSplit)
+{
+  // GPUEnabled off (and any machine without a GPU): ITK's code, whatever the
+  // split; nothing is cut.
+  auto input = MakeSmoothImage<Image3>(Size3);
+  auto filter = Gaussian3::New();
+  filter->SetGPUEnabled(false);
+  filter->SetInput(input);
+  filter->SetVariance(3.0);
+  filter->SetSplitDevices({ 0, 0, 0 });
+  filter->Update();
+  auto reference = itk::DiscreteGaussianImageFilter<itk::Image<float, 3>>::New();
+  reference->SetInput(itk::CudaTest::ToITKImage(input.GetPointer()));
+  reference->SetVariance(3.0);
+  reference->Update();
+  itk::CudaTest::ExpectNearITK(filter->GetOutput(), reference->GetOutput(), 0.0, "the CPU parent with a split set");
+  EXPECT_TRUE(filter->GetSlabSplitter().GetLastSlabs().empty());
+}
+
 TEST(CudaSlabSplitter, GaussianSlabsAreTheWholeImage)
 {
   ITK_CUDA_SKIP_WITHOUT_GPU();
